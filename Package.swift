@@ -1,0 +1,65 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "receiptd",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "receiptd", targets: ["receiptd"]),
+        .library(name: "ReceiptdCore", targets: ["ReceiptdCore"]),
+        .library(name: "FakeAppStore", targets: ["FakeAppStore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "ReceiptdCore",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            resources: [.embedInCode("SQL/iap_schema.sql")]
+        ),
+        .target(
+            name: "FakeAppStore",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "receiptd",
+            dependencies: [
+                "ReceiptdCore",
+                "FakeAppStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(
+            name: "ReceiptdCoreTests",
+            dependencies: ["ReceiptdCore"]
+        ),
+        .testTarget(
+            name: "ReceiptdIntegrationTests",
+            dependencies: ["ReceiptdCore", "FakeAppStore"]
+        ),
+    ]
+)

@@ -1,0 +1,47 @@
+/// One call to a verifyReceipt path as the stand-in saw it, and how it ended.
+///
+/// Recorded on arrival; the answer fields are filled in when the answer is
+/// written (or the connection ends), so an in-flight call shows them as `nil`.
+public struct RecordedRequest: Sendable, Equatable {
+    /// Which of Apple's two endpoints the call went to.
+    public enum Environment: String, Sendable {
+        /// `/verifyReceipt`.
+        case production = "Production"
+        /// `/sandbox/verifyReceipt`.
+        case sandbox = "Sandbox"
+    }
+
+    /// Endpoint the call went to, taken from the request path.
+    public var environment: Environment
+    /// The `password` field of the JSON body, if any.
+    public var password: String?
+    /// The `exclude-old-transactions` field of the JSON body, if any.
+    public var excludeOldTransactions: Bool?
+    /// The `receipt-data` field exactly as sent (empty when the body had none).
+    public var receiptData: String
+    /// Apple status in the JSON answer; `nil` when no JSON was answered (HTTP error, reset, raw body, abort).
+    public var answeredStatus: Int?
+    /// HTTP status of the answer; `nil` when the stand-in closed the connection instead or nothing was written.
+    public var httpStatus: Int?
+    /// `true` when the client closed the connection before the answer was written.
+    public var abortedByClient: Bool
+
+    /// Creates a record; the stand-in makes these, tests usually only read them.
+    public init(
+        environment: Environment,
+        password: String? = nil,
+        excludeOldTransactions: Bool? = nil,
+        receiptData: String,
+        answeredStatus: Int? = nil,
+        httpStatus: Int? = nil,
+        abortedByClient: Bool = false
+    ) {
+        self.environment = environment
+        self.password = password
+        self.excludeOldTransactions = excludeOldTransactions
+        self.receiptData = receiptData
+        self.answeredStatus = answeredStatus
+        self.httpStatus = httpStatus
+        self.abortedByClient = abortedByClient
+    }
+}

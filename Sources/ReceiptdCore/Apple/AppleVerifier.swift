@@ -1,0 +1,100 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+
+/// Calls verifyReceipt: production first, the sandbox when production answers 21007 — at most two calls.
+public struct AppleVerifier: Sendable {
+    /// Endpoints, secret and limits.
+    public struct Configuration: Sendable {
+        /// Production verifyReceipt URL.
+        public var productionURL: String
+        /// Sandbox verifyReceipt URL.
+        public var sandboxURL: String
+        /// App shared secret, sent as `password`; omitted when `nil`.
+        public var sharedSecret: String?
+        /// Deadline for one HTTP call, connect included.
+        public var requestTimeout: Duration
+        /// Larger answers are treated as a transient failure.
+        public var maximumBodyBytes: Int
+
+        /// Creates a configuration with Apple's endpoints and a 30 s timeout by default.
+        public init(
+            productionURL: String = "https://buy.itunes.apple.com/verifyReceipt",
+            sandboxURL: String = "https://sandbox.itunes.apple.com/verifyReceipt",
+            sharedSecret: String? = nil,
+            requestTimeout: Duration = .seconds(30),
+            maximumBodyBytes: Int = 4 << 20
+        ) {
+            self.productionURL = productionURL
+            self.sandboxURL = sandboxURL
+            self.sharedSecret = sharedSecret
+            self.requestTimeout = requestTimeout
+            self.maximumBodyBytes = maximumBodyBytes
+        }
+    }
+
+    private let configuration: Configuration
+    private let client: HTTPClient
+
+    /// Creates a verifier that sends its requests through `client`.
+    public init(configuration: Configuration, client: HTTPClient) {
+        self.configuration = configuration
+        self.client = client
+    }
+
+    /// Verifies one receipt. Cancelling the calling task aborts the request in flight.
+    public func verify(receiptData: String) async -> AppleCallResult {
+        let first = await call(.production, receiptData: receiptData)
+        if case .answered(let response, _) = first, response.status == 21007 {
+            return await call(.sandbox, receiptData: receiptData)
+        }
+        return first
+    }
+
+    private func call(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
+        let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
+        var request = HTTPClientRequest(url: url)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(ByteBuffer(bytes: requestBody(receiptData: receiptData)))
+        do {
+            let response = try await client.execute(request, timeout: .init(configuration.requestTimeout))
+            guard response.status == .ok else {
+                let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.seconds(from: $0) }
+                return .httpStatus(Int(response.status.code), retryAfter: retryAfter)
+            }
+            let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
+            do {
+                return .answered(try AppleResponseParser.parse(Array(buffer: body)), environment: environment)
+            } catch {
+                return .garbled(error.description)
+            }
+        } catch let error as NIOTooManyBytesError {
+            _ = error
+            return .transport("answer larger than \(configuration.maximumBodyBytes) bytes")
+        } catch {
+            return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")
+        }
+    }
+
+    private func requestBody(receiptData: String) -> [UInt8] {
+        var fields: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
+        if let secret = configuration.sharedSecret { fields["password"] = secret }
+        // A dictionary of strings and a bool always serialises.
+        return Array((try? JSONSerialization.data(withJSONObject: fields)) ?? Data())
+    }
+
+    /// A short description of a transport error: its type and reason, never the request.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError { return "\(error)" }
+        return "\(type(of: error)): \(error)"
+    }
+}
+
+extension TimeAmount {
+    init(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}

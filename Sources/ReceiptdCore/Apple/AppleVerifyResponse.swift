@@ -1,0 +1,42 @@
+/// The parts of a verifyReceipt answer that receiptd acts on.
+public struct AppleVerifyResponse: Sendable, Equatable {
+    /// The receipt part of an answer.
+    public struct Receipt: Sendable, Equatable {
+        /// `receipt.bundle_id`.
+        public var bundleID: String?
+        /// `receipt.in_app`; `nil` when absent, which counts the same as empty.
+        public var inApp: [AppleTransaction]?
+
+        /// Creates a receipt.
+        public init(bundleID: String?, inApp: [AppleTransaction]?) {
+            self.bundleID = bundleID
+            self.inApp = inApp
+        }
+    }
+
+    /// `status`: 0 is valid, everything else an error or a redirect.
+    public var status: Int
+    /// `environment` as Apple wrote it, if it did.
+    public var environment: String?
+    /// `is_retryable` (or the older `is-retryable`), when present.
+    public var isRetryable: Bool?
+    /// `receipt`, when present.
+    public var receipt: Receipt?
+    /// `latest_receipt_info`, when present.
+    public var latestReceiptInfo: [AppleTransaction]?
+
+    /// Creates a response.
+    public init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [AppleTransaction]? = nil) {
+        self.status = status
+        self.environment = environment
+        self.isRetryable = isRetryable
+        self.receipt = receipt
+        self.latestReceiptInfo = latestReceiptInfo
+    }
+
+    /// `in_app` and `latest_receipt_info` together, each `transaction_id` once (the first seen wins).
+    public var allTransactions: [AppleTransaction] {
+        var seen = Set<String>()
+        return ((receipt?.inApp ?? []) + (latestReceiptInfo ?? [])).filter { seen.insert($0.transactionID).inserted }
+    }
+}

@@ -1,0 +1,47 @@
+import Logging
+
+/// Everything `receiptd run` needs, read from the environment (flags are merged in by the CLI first).
+public struct ReceiptdSettings: Sendable {
+    /// libpq connection string or URI; empty means libpq's defaults and the `PG*` variables.
+    public var databaseURL: String
+    /// Apple endpoints and secret.
+    public var apple: AppleVerifier.Configuration
+    /// Daemon behaviour.
+    public var daemon: ReceiptDaemon.Configuration
+    /// Log level.
+    public var logLevel: Logger.Level
+
+    /// Creates settings from values.
+    public init(databaseURL: String = "", apple: AppleVerifier.Configuration = .init(),
+                daemon: ReceiptDaemon.Configuration = .init(), logLevel: Logger.Level = .info) {
+        self.databaseURL = databaseURL
+        self.apple = apple
+        self.daemon = daemon
+        self.logLevel = logLevel
+    }
+
+    /// Reads the variables documented in README.md; unset ones take their defaults.
+    public init(environment: [String: String]) throws(ConfigurationError) {
+        let reader = EnvironmentReader(environment)
+        self.init()
+        databaseURL = reader.string("DATABASE_URL") ?? ""
+        apple.productionURL = try reader.url("APPLE_VERIFY_URL") ?? apple.productionURL
+        apple.sandboxURL = try reader.url("APPLE_SANDBOX_VERIFY_URL") ?? apple.sandboxURL
+        apple.sharedSecret = reader.string("APPLE_SHARED_SECRET")
+        apple.requestTimeout = .seconds(try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true) ?? 30)
+        daemon.expectedBundleID = reader.string("APPLE_BUNDLE_ID")
+        daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency
+        daemon.maxAttempts = try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1) ?? daemon.maxAttempts
+        daemon.backoff.base = try reader.seconds("RECEIPTD_BACKOFF_BASE") ?? daemon.backoff.base
+        daemon.backoff.maximum = try reader.seconds("RECEIPTD_BACKOFF_MAX") ?? daemon.backoff.maximum
+        daemon.pollInterval = try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true) ?? daemon.pollInterval
+        daemon.purchaseSkew = try reader.seconds("RECEIPTD_PURCHASE_SKEW") ?? daemon.purchaseSkew
+        daemon.lease = try reader.seconds("RECEIPTD_LEASE", positive: true) ?? daemon.lease
+        daemon.shutdownGrace = try reader.seconds("RECEIPTD_SHUTDOWN_GRACE") ?? daemon.shutdownGrace
+        logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
+        if daemon.lease <= Double(apple.requestTimeout.components.seconds) {
+            throw ConfigurationError(variable: "RECEIPTD_LEASE",
+                                     problem: "must be longer than the Apple request timeout (\(apple.requestTimeout))")
+        }
+    }
+}

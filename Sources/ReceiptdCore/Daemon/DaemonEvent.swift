@@ -1,0 +1,13 @@
+/// What the dispatcher loop of `ReceiptDaemon` reacts to.
+enum DaemonEvent: Sendable {
+    /// Jobs may be due: a notification, a poll tick, or a reconnect.
+    case wake
+    /// A job was superseded while running; abort it if it is ours.
+    case cancel(jobID: Int64)
+    /// A job task ended.
+    case finished(jobID: Int64)
+    /// Graceful shutdown began: stop claiming.
+    case shutdown
+    /// The shutdown grace period is over: abort what is still in flight.
+    case graceExpired
+}

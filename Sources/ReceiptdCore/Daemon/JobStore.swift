@@ -1,0 +1,86 @@
+import Foundation
+
+/// The daemon's SQL: every statement takes parameters; each state change is one statement or one transaction.
+public struct JobStore: Sendable {
+    /// How a result was written.
+    public enum Recording: Sendable, Equatable {
+        /// Written; the job is now in `state`.
+        case recorded(state: String)
+        /// Not written: the job is no longer `running` under this daemon (superseded, cancelled, or its lease lapsed).
+        case abandoned
+    }
+
+    let pool: DatabasePool
+    /// This daemon's `locked_by` value.
+    public let owner: String
+
+    /// Creates a store for the daemon identified by `owner`.
+    public init(pool: DatabasePool, owner: String) {
+        self.pool = pool
+        self.owner = owner
+    }
+
+    /// Claims up to `limit` due jobs and marks them `running` in the same statement.
+    public func claim(limit: Int) async throws -> [ClaimedJob] {
+        let result = try await pool.execute("""
+            WITH due AS (
+                SELECT id FROM iap.jobs
+                WHERE state = 'pending' AND run_at <= now()
+                ORDER BY run_at, id
+                LIMIT $1
+                FOR UPDATE SKIP LOCKED
+            )
+            UPDATE iap.jobs j
+            SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = $2
+            FROM due, iap.orders o
+            WHERE j.id = due.id AND o.order_id = j.order_id
+            RETURNING j.id, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
+                      o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms
+            """, [limit, owner])
+        return try result.namedRows.map { row in
+            ClaimedJob(
+                id: Int64(try row.int("id")), receiptData: try row.string("receipt_data"),
+                attempts: try row.int("attempts"), malformedCount: try row.int("malformed_count"),
+                order: OrderSnapshot(orderID: try row.string("order_id"), productID: try row.string("product_id"),
+                                     quantity: try row.int("quantity"), createdAtMilliseconds: Int64(try row.int("created_ms")),
+                                     deliveredQuantity: try row.int("delivered_quantity")),
+                userID: try row.string("user_id"))
+        }
+    }
+
+    /// Refreshes the heartbeat of every job this daemon runs.
+    public func heartbeat() async throws {
+        try await pool.execute("UPDATE iap.jobs SET heartbeat_at = now() WHERE state = 'running' AND locked_by = $1", [owner])
+    }
+
+    /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt.
+    @discardableResult
+    public func releaseUnfinished() async throws -> Int {
+        try await pool.execute("""
+            UPDATE iap.jobs SET state = 'pending', run_at = now(), attempts = greatest(attempts - 1, 0),
+                locked_by = NULL, heartbeat_at = NULL
+            WHERE state = 'running' AND locked_by = $1
+            """, [owner]).affectedRows
+    }
+
+    /// Returns jobs whose daemon stopped heartbeating for `lease` seconds to `pending`, counting the lost attempt.
+    @discardableResult
+    public func reclaimExpired(lease: Double, maxAttempts: Int) async throws -> Int {
+        try await pool.execute("""
+            WITH lapsed AS (
+                UPDATE iap.jobs
+                SET state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
+                    finished_at = CASE WHEN attempts >= $2 THEN now() END,
+                    run_at = now(), last_error = 'lease expired: daemon ' || coalesce(locked_by, '?') || ' stopped',
+                    locked_by = NULL, heartbeat_at = NULL
+                WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => $1)
+                RETURNING order_id, state
+            ), failed AS (
+                UPDATE iap.orders o SET outcome = 'failed', outcome_at = now()
+                FROM lapsed WHERE o.order_id = lapsed.order_id AND lapsed.state = 'failed' AND o.delivered_quantity = 0
+                RETURNING 1
+            )
+            SELECT count(*) AS n FROM lapsed
+            """, [lease, maxAttempts]).first?.int("n") ?? 0
+    }
+}

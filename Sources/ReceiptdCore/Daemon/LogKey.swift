@@ -1,0 +1,17 @@
+/// Log metadata keys, in one place so every line names things the same way.
+enum LogKey {
+    /// `iap.jobs.id`.
+    static let jobID = "job_id"
+    /// `iap.orders.order_id`.
+    static let orderID = "order_id"
+    /// The attempt number of the job.
+    static let attempt = "attempt"
+    /// This daemon's `locked_by` identity.
+    static let daemon = "daemon"
+    /// A short error class (`transport`, `http`, `garbled`, …).
+    static let errorClass = "error_class"
+    /// The Apple environment that answered.
+    static let environment = "environment"
+    /// An error description.
+    static let error = "error"
+}

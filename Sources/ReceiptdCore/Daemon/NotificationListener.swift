@@ -1,0 +1,59 @@
+import Logging
+
+/// Holds a `LISTEN` connection and turns notifications into daemon events; reconnects with backoff when it is lost.
+struct NotificationListener: Sendable {
+    /// Channel on which `enqueue_receipt` announces a new job.
+    static let jobsChannel = "iap_jobs"
+    /// Channel on which a running job's replacement is announced (payload: the superseded job's id).
+    static let cancelChannel = "iap_job_cancel"
+
+    let connectionString: String
+    let logger: Logger
+
+    /// Listens until the task is cancelled, yielding `.wake` and `.cancel` events.
+    func run(events: AsyncStream<DaemonEvent>.Continuation) async {
+        var pause = Duration.milliseconds(250)
+        var lostSince: ContinuousClock.Instant?
+        while !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(connectionString)
+                do {
+                    try await connection.execute("LISTEN \(Self.jobsChannel)")
+                    try await connection.execute("LISTEN \(Self.cancelChannel)")
+                    if lostSince != nil { logger.notice("database reachable again; listening for notifications") }
+                    lostSince = nil
+                    pause = .milliseconds(250)
+                    // Anything enqueued while we were not listening is found by polling at once.
+                    events.yield(.wake)
+                    try await forward(from: connection, to: events)
+                } catch {
+                    await connection.close()
+                    throw error
+                }
+                await connection.close()
+            } catch {
+                if lostSince == nil {
+                    lostSince = .now
+                    logger.error("database unreachable for notifications; retrying with backoff", metadata: [LogKey.error: "\(error)"])
+                }
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(10))
+            }
+        }
+    }
+
+    private func forward(from connection: PostgresConnection, to events: AsyncStream<DaemonEvent>.Continuation) async throws {
+        while !Task.isCancelled {
+            let notifications = try await connection.withSession { try $0.waitForNotifications(timeoutMilliseconds: 200) }
+            var wake = false
+            for notification in notifications {
+                if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
+                    events.yield(.cancel(jobID: id))
+                } else {
+                    wake = true
+                }
+            }
+            if wake { events.yield(.wake) }
+        }
+    }
+}

@@ -1,0 +1,43 @@
+extension ReceiptDaemon {
+    /// How the daemon claims, retries and shuts down. Durations are seconds.
+    public struct Configuration: Sendable {
+        /// Apple requests in flight at once (`RECEIPTD_CONCURRENCY`).
+        public var concurrency: Int
+        /// Attempts before an order is `failed` (`RECEIPTD_MAX_ATTEMPTS`).
+        public var maxAttempts: Int
+        /// Delay between attempts (`RECEIPTD_BACKOFF_BASE`, `RECEIPTD_BACKOFF_MAX`).
+        public var backoff: Backoff
+        /// Poll period when no notification came (`RECEIPTD_POLL_INTERVAL`).
+        public var pollInterval: Double
+        /// How long a purchase may predate its order (`RECEIPTD_PURCHASE_SKEW`).
+        public var purchaseSkew: Double
+        /// When set, receipts of another bundle are `invalid` (`APPLE_BUNDLE_ID`).
+        public var expectedBundleID: String?
+        /// A running job whose heartbeat is older than this goes back to `pending` (`RECEIPTD_LEASE`).
+        public var lease: Double
+        /// On SIGTERM, how long requests in flight may finish (`RECEIPTD_SHUTDOWN_GRACE`).
+        public var shutdownGrace: Double
+        /// Most jobs one claim statement takes.
+        public var claimBatchSize: Int
+        /// Database connections for claiming and recording (the listener has its own).
+        public var databaseConnections: Int
+
+        /// Creates a configuration with the documented defaults.
+        public init(
+            concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
+            pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String? = nil,
+            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 4
+        ) {
+            self.concurrency = concurrency
+            self.maxAttempts = maxAttempts
+            self.backoff = backoff
+            self.pollInterval = pollInterval
+            self.purchaseSkew = purchaseSkew
+            self.expectedBundleID = expectedBundleID
+            self.lease = lease
+            self.shutdownGrace = shutdownGrace
+            self.claimBatchSize = claimBatchSize
+            self.databaseConnections = databaseConnections
+        }
+    }
+}

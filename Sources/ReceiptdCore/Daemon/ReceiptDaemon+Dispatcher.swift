@@ -1,0 +1,73 @@
+import Logging
+
+extension ReceiptDaemon {
+    /// The dispatcher loop's state: jobs in flight, and whether the daemon is draining for shutdown.
+    struct Dispatcher {
+        enum Next { case proceed, stop }
+
+        let daemon: ReceiptDaemon
+        let events: AsyncStream<DaemonEvent>.Continuation
+        private var inFlight: [Int64: AbortSignal] = [:]
+        private var draining = false
+        private var claimFailing = false
+
+        init(daemon: ReceiptDaemon, events: AsyncStream<DaemonEvent>.Continuation) {
+            self.daemon = daemon
+            self.events = events
+        }
+
+        mutating func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) async -> Next {
+            switch event {
+            case .wake:
+                await fill(&group)
+            case .cancel(let jobID):
+                inFlight[jobID]?.fire()
+            case .finished(let jobID):
+                inFlight[jobID] = nil
+                if draining { return inFlight.isEmpty ? .stop : .proceed }
+                await fill(&group)
+            case .shutdown:
+                guard !draining else { return .proceed }
+                draining = true
+                daemon.log.notice("shutting down: no new claims", metadata: ["in_flight": "\(inFlight.count)"])
+                if inFlight.isEmpty { return .stop }
+                let grace = daemon.settings.shutdownGrace
+                group.addTask { [events] in
+                    try? await Task.sleep(for: .seconds(grace))
+                    events.yield(.graceExpired)
+                }
+            case .graceExpired:
+                inFlight.values.forEach { $0.fire() }
+            }
+            return .proceed
+        }
+
+        /// Claims jobs until every slot is used or nothing more is due.
+        private mutating func fill(_ group: inout DiscardingTaskGroup) async {
+            while !draining {
+                let free = daemon.settings.concurrency - inFlight.count
+                guard free > 0 else { return }
+                let wanted = min(free, daemon.settings.claimBatchSize)
+                let jobs: [ClaimedJob]
+                do {
+                    jobs = try await daemon.claim(limit: wanted)
+                    if claimFailing { daemon.log.notice("claiming again") }
+                    claimFailing = false
+                } catch {
+                    if !claimFailing { daemon.log.error("claim failed; will retry on the next poll", metadata: [LogKey.error: "\(error)"]) }
+                    claimFailing = true
+                    return
+                }
+                for job in jobs {
+                    let abort = AbortSignal()
+                    inFlight[job.id] = abort
+                    group.addTask { [daemon, events] in
+                        await daemon.process(job, abort: abort)
+                        events.yield(.finished(jobID: job.id))
+                    }
+                }
+                if jobs.count < wanted { return }
+            }
+        }
+    }
+}

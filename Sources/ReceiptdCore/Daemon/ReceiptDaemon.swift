@@ -1,0 +1,88 @@
+import AsyncHTTPClient
+import Logging
+import ServiceLifecycle
+
+/// The verification daemon: claims due jobs, verifies them with Apple, records outcomes.
+///
+/// All its work lives in `run()`: a listener, a ticker (poll, heartbeat, lease reclaim) and the
+/// dispatcher loop that owns the set of jobs in flight.
+public final class ReceiptDaemon: Service {
+    private let configuration: Configuration
+    private let connectionString: String
+    private let store: JobStore
+    private let pool: DatabasePool
+    private let runner: JobRunner
+    private let logger: Logger
+
+    /// Creates a daemon; nothing connects until `run()`.
+    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger) {
+        let identity = DaemonIdentity.make()
+        var logger = logger
+        logger[metadataKey: LogKey.daemon] = "\(identity)"
+        self.configuration = configuration
+        self.connectionString = connectionString
+        self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections)
+        self.store = JobStore(pool: pool, owner: identity)
+        self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger)
+        self.logger = logger
+    }
+
+    /// This daemon's `locked_by` value.
+    public var identity: String { store.owner }
+
+    /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
+    /// aborts the rest and puts their jobs back to `pending`.
+    public func run() async throws {
+        let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
+        logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { group in
+                let listener = NotificationListener(connectionString: connectionString, logger: logger)
+                group.addTask { await listener.run(events: sink) }
+                group.addTask { await self.tick(events: sink) }
+                var dispatcher = Dispatcher(daemon: self, events: sink)
+                for await event in events {
+                    if await dispatcher.handle(event, group: &group) == .stop { break }
+                }
+                group.cancelAll()
+            }
+        } onGracefulShutdown: {
+            sink.yield(.shutdown)
+        }
+        do {
+            let released = try await store.releaseUnfinished()
+            if released > 0 { logger.notice("returned unfinished jobs to pending", metadata: ["jobs": "\(released)"]) }
+        } catch {
+            logger.error("could not return unfinished jobs; their lease returns them", metadata: [LogKey.error: "\(error)"])
+        }
+        await pool.close()
+        logger.info("receiptd stopped")
+    }
+
+    /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
+    private func tick(events: AsyncStream<DaemonEvent>.Continuation) async {
+        var lastLeaseWork = ContinuousClock.now - .seconds(configuration.lease)
+        var databaseDown = false
+        while !Task.isCancelled {
+            try? await Task.sleep(for: .seconds(configuration.pollInterval))
+            events.yield(.wake)
+            guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
+            do {
+                try await store.heartbeat()
+                let reclaimed = try await store.reclaimExpired(lease: configuration.lease, maxAttempts: configuration.maxAttempts)
+                if reclaimed > 0 { logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"]) }
+                lastLeaseWork = .now
+                if databaseDown { logger.notice("database reachable again") }
+                databaseDown = false
+            } catch {
+                if !databaseDown { logger.error("database unreachable", metadata: [LogKey.error: "\(error)"]) }
+                databaseDown = true
+            }
+        }
+    }
+
+    func claim(limit: Int) async throws -> [ClaimedJob] { try await store.claim(limit: limit) }
+    func process(_ job: ClaimedJob, abort: AbortSignal) async { await runner.run(job, abort: abort) }
+    var settings: Configuration { configuration }
+    var log: Logger { logger }
+}

@@ -1,0 +1,76 @@
+import CLibPQ
+import Foundation
+
+/// Blocking access to one connection, valid only inside `PostgresConnection.withSession`,
+/// which runs it on the connection's own thread.
+public struct DatabaseSession {
+    let handle: OpaquePointer
+
+    /// Runs one statement with its parameters bound by libpq (`PQexecParams`): nothing is spliced into SQL.
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) throws -> QueryResult {
+        let texts = parameters.map { $0.sqlText }
+        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
+        defer { cStrings.forEach { free($0) } }
+        let values = cStrings.map { UnsafePointer($0) }
+        let result = values.withUnsafeBufferPointer { buffer in
+            PQexecParams(handle, sql, Int32(values.count), nil, buffer.baseAddress, nil, nil, 0)
+        }
+        return try Self.consume(result, connection: handle)
+    }
+
+    /// Runs a fixed, parameter-free script that may hold several statements (migrations only).
+    public func executeScript(_ sql: String) throws {
+        _ = try Self.consume(PQexec(handle, sql), connection: handle)
+    }
+
+    /// Runs `body` inside `BEGIN … COMMIT`, rolling back when it throws.
+    public func transaction<T>(_ body: (DatabaseSession) throws -> T) throws -> T {
+        try execute("BEGIN")
+        do {
+            let value = try body(self)
+            try execute("COMMIT")
+            return value
+        } catch {
+            // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
+            _ = try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    static func consume(_ result: OpaquePointer?, connection: OpaquePointer) throws -> QueryResult {
+        guard let result else {
+            throw PostgresError(kind: .connection, message: String(cString: PQerrorMessage(connection)))
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+            return copy(result)
+        default:
+            let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            let message = String(cString: PQresultErrorMessage(result))
+            let lost = PQstatus(connection) != CONNECTION_OK
+            throw PostgresError(kind: lost ? .connection : .query, message: message, sqlState: sqlState)
+        }
+    }
+
+    private static func copy(_ result: OpaquePointer) -> QueryResult {
+        let rowCount = Int(PQntuples(result))
+        let columnCount = Int(PQnfields(result))
+        let columns = (0..<columnCount).map { String(cString: PQfname(result, Int32($0))) }
+        var rows: [[String?]] = []
+        rows.reserveCapacity(rowCount)
+        for row in 0..<rowCount {
+            rows.append((0..<columnCount).map { column in
+                PQgetisnull(result, Int32(row), Int32(column)) == 1
+                    ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+            })
+        }
+        let affected = Int(String(cString: PQcmdTuples(result))) ?? rowCount
+        return QueryResult(columns: columns, rows: rows, affectedRows: affected)
+    }
+}
+
+// A session must stay on its connection's thread.
+@available(*, unavailable)
+extension DatabaseSession: Sendable {}

@@ -1,0 +1,93 @@
+import CLibPQ
+import Foundation
+import NIOPosix
+
+/// One libpq connection with a thread of its own.
+///
+/// libpq calls block, so they never run on Swift's cooperative pool: every call hops to this
+/// connection's dedicated thread and the caller awaits a continuation.
+public final class PostgresConnection: @unchecked Sendable {
+    // Touched only on `thread`, which serialises all access.
+    private var handle: OpaquePointer?
+    private let thread: NIOThreadPool
+
+    private init(handle: OpaquePointer, thread: NIOThreadPool) {
+        self.handle = handle
+        self.thread = thread
+    }
+
+    /// Opens a connection. `connectionString` is a libpq key/value string or URI; empty means libpq's defaults and `PG*` variables.
+    public static func connect(_ connectionString: String) async throws -> PostgresConnection {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        do {
+            let handle = try await Self.run(on: thread) { try Self.open(connectionString) }
+            return PostgresConnection(handle: handle.value, thread: thread)
+        } catch {
+            try? await thread.shutdownGracefully()
+            throw error
+        }
+    }
+
+    private static func open(_ connectionString: String) throws -> UnsafeSendable<OpaquePointer> {
+        guard let handle = PQconnectdb(connectionString) else {
+            throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
+        }
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let message = String(cString: PQerrorMessage(handle))
+            PQfinish(handle)
+            throw PostgresError(kind: .connection, message: message)
+        }
+        return UnsafeSendable(handle)
+    }
+
+    /// Runs `body` on the connection's thread with exclusive use of the connection.
+    public func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
+        try await Self.run(on: thread) { [self] in
+            guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
+            return try body(DatabaseSession(handle: handle))
+        }
+    }
+
+    /// Runs one statement (see `DatabaseSession.execute`).
+    @discardableResult
+    public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult {
+        try await withSession { try $0.execute(sql, parameters) }
+    }
+
+    /// True while libpq considers the connection usable.
+    public func isHealthy() async -> Bool {
+        (try? await Self.run(on: thread) { [self] in handle.map { PQstatus($0) == CONNECTION_OK } ?? false }) ?? false
+    }
+
+    /// Closes the connection and stops its thread.
+    public func close() async {
+        _ = try? await Self.run(on: thread) { [self] in
+            if let handle { PQfinish(handle) }
+            handle = nil
+        }
+        try? await thread.shutdownGracefully()
+    }
+}
+
+extension PostgresConnection {
+    /// Runs `body` on `thread` and awaits it. Unlike `runIfActive`, work already asked for runs even if the
+    /// calling task is cancelled: a shutdown still gets to put its jobs back, and no statement is half-skipped.
+    private static func run<T: Sendable>(on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            thread.submit { state in
+                guard case .active = state else {
+                    continuation.resume(throwing: PostgresError(kind: .connection, message: "connection is closed"))
+                    return
+                }
+                continuation.resume(with: Result(catching: body))
+            }
+        }
+    }
+}
+
+/// Carries a value that is safe to move across threads because its single owner serialises all use.
+struct UnsafeSendable<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

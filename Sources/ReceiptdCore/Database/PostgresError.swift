@@ -1,0 +1,42 @@
+import Foundation
+
+/// An error from PostgreSQL or libpq.
+///
+/// The description carries the server's message and SQLSTATE, never the connection string,
+/// so a password in `DATABASE_URL` cannot leak through it.
+public struct PostgresError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong, in broad strokes.
+    public enum Kind: Sendable, Equatable {
+        /// The connection could not be made or was lost; retrying on a new connection may work.
+        case connection
+        /// The server rejected a statement; the statement's transaction was rolled back.
+        case query
+    }
+
+    /// What went wrong, in broad strokes.
+    public var kind: Kind
+    /// The message libpq or the server gave.
+    public var message: String
+    /// The five-character SQLSTATE, when the server sent one.
+    public var sqlState: String?
+
+    /// Creates an error.
+    public init(kind: Kind, message: String, sqlState: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.sqlState = sqlState
+    }
+
+    /// True for the SQLSTATE of a unique-index violation.
+    public var isUniqueViolation: Bool { sqlState == "23505" }
+
+    /// True for serialization failures and deadlocks, which are safe to retry as a whole transaction.
+    public var isRetryableConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
+
+    /// The message, with the SQLSTATE when there is one.
+    public var description: String {
+        let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
+        if let sqlState { return "\(text) (SQLSTATE \(sqlState))" }
+        return text
+    }
+}

@@ -1,0 +1,34 @@
+/// What one verified receipt delivers, and where every touched order ends up.
+public struct DeliveryPlan: Sendable, Equatable {
+    /// One ledger row to write.
+    public struct Delivery: Sendable, Equatable {
+        /// The Apple transaction being delivered.
+        public var transactionID: String
+        /// The order it pays.
+        public var orderID: String
+        /// Units applied to that order.
+        public var quantity: Int
+        /// The purchase date, milliseconds since 1970.
+        public var purchaseDateMilliseconds: Int64
+    }
+
+    /// An order's new state.
+    public struct OrderResult: Sendable, Equatable {
+        /// The order.
+        public var orderID: String
+        /// `delivered_quantity` after this plan.
+        public var deliveredQuantity: Int
+        /// `outcome` after this plan.
+        public var outcome: OrderOutcome
+    }
+
+    /// Ledger rows, oldest purchase first.
+    public var deliveries: [Delivery]
+    /// The job's own order first, then each other order the receipt paid.
+    public var orderResults: [OrderResult]
+
+    /// Orders other than the job's that this plan makes `full`; their active jobs are closed as superseded.
+    public var ordersCompletedElsewhere: [String] {
+        orderResults.dropFirst().filter { $0.outcome == .full }.map(\.orderID)
+    }
+}

@@ -1,0 +1,15 @@
+/// The values of the SQL enum `iap.outcome`.
+public enum OrderOutcome: String, Sendable, Equatable, CaseIterable {
+    /// Everything the order asked for was delivered.
+    case full
+    /// Some, not all, was delivered.
+    case partial
+    /// Apple said valid, but the receipt holds no purchases (the trace of a faked purchase, or a stale receipt).
+    case noInApp = "no_in_app"
+    /// Purchases exist, but none pays this order.
+    case unmatched
+    /// Apple rejected the receipt, or it belongs to another app.
+    case invalid
+    /// Apple could not be asked successfully within the allowed attempts.
+    case failed
+}

@@ -1,0 +1,29 @@
+/// What to do with a job after one attempt.
+public enum Verdict: Sendable, Equatable {
+    /// Apple answered status 0: settle the orders from the response.
+    case verified(AppleVerifyResponse, environment: AppleEnvironment)
+    /// Try again later, after at least `notBefore` seconds when the server asked for that.
+    case retry(TransientFailure)
+    /// Apple rejected the receipt for good: the order is `invalid`.
+    case reject(reason: String)
+}
+
+/// A failure worth retrying.
+public struct TransientFailure: Sendable, Equatable {
+    /// A short class for metrics and operators: `transport`, `http`, `garbled`, `apple_status`, `malformed`.
+    public var errorClass: String
+    /// A readable reason for `last_error`.
+    public var reason: String
+    /// Seconds the server asked us to wait (`Retry-After`), if it did.
+    public var notBefore: Double?
+    /// True for a 21002 answer, of which only a few are retried.
+    public var isMalformedAnswer: Bool
+
+    /// Creates a transient failure.
+    public init(errorClass: String, reason: String, notBefore: Double? = nil, isMalformedAnswer: Bool = false) {
+        self.errorClass = errorClass
+        self.reason = reason
+        self.notBefore = notBefore
+        self.isMalformedAnswer = isMalformedAnswer
+    }
+}

@@ -1,0 +1,54 @@
+import FakeAppStore
+import Foundation
+
+/// The sample orders `receiptd demo` enqueues: one for each outcome and each path through the daemon.
+struct DemoScenario {
+    /// One `iap.enqueue_receipt` call.
+    struct Enqueue {
+        var orderID: String
+        var userID: String
+        var productID: String
+        var quantity: Int
+        var receipt: SyntheticReceipt
+        /// Seconds to wait before this call (to replace a receipt while its first one is in flight).
+        var after: Double = 0
+    }
+
+    let calls: [Enqueue]
+
+    init(now: Date = Date()) {
+        let ms = String(Int64(now.timeIntervalSince1970 * 1000))
+        func purchase(_ id: String, _ product: String, refunded: Bool = false) -> SyntheticTransaction {
+            SyntheticTransaction(transactionID: id, productID: product, purchaseDateMilliseconds: ms,
+                                 cancellationDateMilliseconds: refunded ? ms : nil)
+        }
+        let gems = "com.example.gems100"
+        calls = [
+            Enqueue(orderID: "demo-full", userID: "alice", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000001", gems)])),
+            Enqueue(orderID: "demo-partial", userID: "bob", productID: gems, quantity: 2,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000002", gems)])),
+            Enqueue(orderID: "demo-no-in-app", userID: "carol", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [])),
+            Enqueue(orderID: "demo-refunded", userID: "dave", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000003", gems, refunded: true)])),
+            Enqueue(orderID: "demo-forged", userID: "erin", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(status: 21003)),
+            Enqueue(orderID: "demo-sandbox", userID: "frank", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(environment: "Sandbox", inApp: [purchase("1000000004", gems)])),
+            Enqueue(orderID: "demo-outage", userID: "grace", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000005", gems)],
+                                              script: [.httpStatus(503), .appleStatus(21005)])),
+            Enqueue(orderID: "demo-replay", userID: "mallory", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000001", gems)]), after: 1),
+            Enqueue(orderID: "demo-merged-a", userID: "heidi", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000006", gems), purchase("1000000007", "com.example.shield")])),
+            Enqueue(orderID: "demo-merged-b", userID: "heidi", productID: "com.example.shield", quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000007", "com.example.shield")], delayMilliseconds: 1500)),
+            Enqueue(orderID: "demo-replaced", userID: "ivan", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000008", gems)], delayMilliseconds: 5000)),
+            Enqueue(orderID: "demo-replaced", userID: "ivan", productID: gems, quantity: 1,
+                    receipt: SyntheticReceipt(inApp: [purchase("1000000009", gems)]), after: 0.5),
+        ]
+    }
+}

@@ -1,0 +1,46 @@
+import ArgumentParser
+import Foundation
+import ReceiptdCore
+
+/// One `--flag` for every environment variable `run` reads; a flag wins over its variable.
+struct SettingsOptions: ParsableArguments {
+    @Option(help: "libpq connection string or URI (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "Production verifyReceipt URL (APPLE_VERIFY_URL).") var appleVerifyURL: String?
+    @Option(help: "Sandbox verifyReceipt URL (APPLE_SANDBOX_VERIFY_URL).") var appleSandboxVerifyURL: String?
+    @Option(help: "Shared secret; prefer the APPLE_SHARED_SECRET variable, flags show in `ps`.") var appleSharedSecret: String?
+    @Option(help: "Expected bundle id (APPLE_BUNDLE_ID).") var appleBundleID: String?
+    @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
+    @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
+    @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
+    @Option(help: "Backoff cap in seconds (RECEIPTD_BACKOFF_MAX).") var backoffMax: String?
+    @Option(help: "Seconds between polls (RECEIPTD_POLL_INTERVAL).") var pollInterval: String?
+    @Option(help: "Seconds a purchase may predate its order (RECEIPTD_PURCHASE_SKEW).") var purchaseSkew: String?
+    @Option(help: "Seconds before a silent daemon's jobs are reclaimed (RECEIPTD_LEASE).") var lease: String?
+    @Option(help: "Seconds in-flight requests get on shutdown (RECEIPTD_SHUTDOWN_GRACE).") var shutdownGrace: String?
+    @Option(help: "trace, debug, info, notice, warning, error or critical (RECEIPTD_LOG_LEVEL).") var logLevel: String?
+
+    /// The process environment with the given flags laid over it.
+    func mergedEnvironment() -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        let flags: [(String, String?)] = [
+            ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
+            ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
+            ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
+            ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
+            ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
+            ("RECEIPTD_LOG_LEVEL", logLevel),
+        ]
+        for case let (name, value?) in flags { environment[name] = value }
+        return environment
+    }
+
+    /// Reads the settings, or exits with status 78 (EX_CONFIG) and a message naming the variable.
+    func settings() throws -> ReceiptdSettings {
+        do {
+            return try ReceiptdSettings(environment: mergedEnvironment())
+        } catch {
+            FileHandle.standardError.write(Data("receiptd: configuration error: \(error)\n".utf8))
+            throw ExitCode(78)
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import Testing
+@testable import ReceiptdCore
+
+@Suite struct ReceiptdSettingsTests {
+    @Test func defaultsMatchTheContract() throws {
+        let settings = try ReceiptdSettings(environment: [:])
+        #expect(settings.apple.productionURL == "https://buy.itunes.apple.com/verifyReceipt")
+        #expect(settings.apple.sandboxURL == "https://sandbox.itunes.apple.com/verifyReceipt")
+        #expect(settings.apple.sharedSecret == nil)
+        #expect(settings.daemon.concurrency == 64)
+        #expect(settings.daemon.maxAttempts == 12)
+        #expect(settings.daemon.backoff == Backoff(base: 2, maximum: 3600))
+        #expect(settings.daemon.pollInterval == 1)
+        #expect(settings.daemon.purchaseSkew == 300)
+        #expect(settings.logLevel == .info)
+    }
+
+    @Test func valuesAreRead() throws {
+        let settings = try ReceiptdSettings(environment: [
+            "DATABASE_URL": "postgresql://u:pw@h/db", "APPLE_SHARED_SECRET": "s3cret", "APPLE_BUNDLE_ID": "com.x",
+            "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_BACKOFF_BASE": "0.5", "RECEIPTD_LOG_LEVEL": "DEBUG",
+            "APPLE_VERIFY_URL": "http://127.0.0.1:9/verifyReceipt",
+        ])
+        #expect(settings.databaseURL == "postgresql://u:pw@h/db")
+        #expect(settings.apple.sharedSecret == "s3cret")
+        #expect(settings.daemon.expectedBundleID == "com.x")
+        #expect(settings.daemon.concurrency == 8)
+        #expect(settings.daemon.backoff.base == 0.5)
+        #expect(settings.logLevel == .debug)
+        #expect(settings.apple.productionURL == "http://127.0.0.1:9/verifyReceipt")
+    }
+
+    @Test(arguments: [
+        ("RECEIPTD_CONCURRENCY", "many"), ("RECEIPTD_CONCURRENCY", "0"), ("RECEIPTD_MAX_ATTEMPTS", "-1"),
+        ("RECEIPTD_BACKOFF_BASE", "-2"), ("RECEIPTD_BACKOFF_MAX", "soon"), ("RECEIPTD_POLL_INTERVAL", "0"),
+        ("RECEIPTD_PURCHASE_SKEW", "-5"), ("RECEIPTD_LOG_LEVEL", "loud"), ("APPLE_VERIFY_URL", "ftp://apple.com/x"),
+        ("APPLE_SANDBOX_VERIFY_URL", "not a url"), ("RECEIPTD_LEASE", "5"),
+    ])
+    func badValuesNameTheirVariable(name: String, value: String) {
+        #expect {
+            _ = try ReceiptdSettings(environment: [name: value])
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == name
+        }
+    }
+}

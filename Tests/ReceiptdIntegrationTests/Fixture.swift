@@ -1,0 +1,136 @@
+import AsyncHTTPClient
+import FakeAppStore
+import Foundation
+import Logging
+import ReceiptdCore
+import ServiceLifecycle
+import Testing
+
+/// A test's world: its own database, its own stand-in App Store, and daemons run on demand.
+struct Fixture: Sendable {
+    static let sharedSecret = "test-shared-secret-0123"
+    let database: TestDatabase
+    let connection: PostgresConnection
+    let standIn: AppStoreStandIn
+
+    /// Builds the world, runs `body`, tears it down.
+    static func with(sharedSecret: String? = Fixture.sharedSecret, _ body: (Fixture) async throws -> Void) async throws {
+        let database = try await TestEnvironment.shared.database()
+        let connection = try await database.connect()
+        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: sharedSecret),
+                                      logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        _ = try await standIn.start()
+        let fixture = Fixture(database: database, connection: connection, standIn: standIn)
+        do {
+            try await body(fixture)
+        } catch {
+            try? await standIn.shutdown()
+            await connection.close()
+            throw error
+        }
+        try await standIn.shutdown()
+        await connection.close()
+    }
+
+    /// Daemon settings for tests: fast polling and backoff, the stand-in as Apple.
+    func settings(_ adjust: (inout ReceiptdSettings) -> Void = { _ in }) -> ReceiptdSettings {
+        var settings = ReceiptdSettings(databaseURL: database.connectionString)
+        settings.apple = .init(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
+                               sharedSecret: Self.sharedSecret, requestTimeout: .seconds(10))
+        settings.daemon = .init(concurrency: 16, maxAttempts: 5, backoff: Backoff(base: 0.05, maximum: 0.2), pollInterval: 0.1,
+                                lease: 30, shutdownGrace: 1)
+        adjust(&settings)
+        return settings
+    }
+
+    /// Runs one daemon (or `count`) while `body` runs, then shuts them down gracefully.
+    func withDaemons(
+        count: Int = 1, settings: ReceiptdSettings? = nil, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        _ body: ([ReceiptDaemon]) async throws -> Void
+    ) async throws {
+        let settings = settings ?? self.settings()
+        let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
+        let daemons = (0..<count).map { _ in
+            ReceiptDaemon(configuration: settings.daemon, connectionString: settings.databaseURL,
+                          verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger)
+        }
+        let group = ServiceGroup(configuration: .init(services: daemons, logger: logger))
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                do {
+                    try await body(daemons)
+                } catch {
+                    await group.triggerGracefulShutdown()
+                    throw error
+                }
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try await client.shutdown()
+    }
+
+    /// `iap.enqueue_receipt`; returns the job id.
+    @discardableResult
+    func enqueue(_ order: String, user: String = "u1", product: String = "gems", receipt: String, quantity: Int = 1) async throws -> Int64 {
+        let result = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
+                                                  [order, user, product, receipt, quantity])
+        return Int64(try result.first!.int("id"))
+    }
+
+    /// One row of `sql` as a dictionary of column → text.
+    func row(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult.Row {
+        let result = try await connection.execute(sql, parameters)
+        return try #require(result.first, "no row for \(sql)")
+    }
+
+    /// A single value.
+    func value(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> String? {
+        try await connection.execute(sql, parameters).rows.first?.first ?? nil
+    }
+
+    /// The order's outcome, delivered quantity, and its latest job's state, attempts and last error.
+    func order(_ id: String) async throws -> QueryResult.Row {
+        try await row("""
+            SELECT o.outcome::text AS outcome, o.delivered_quantity, j.id, j.state, j.attempts, j.last_error, j.environment
+            FROM iap.orders o JOIN iap.jobs j USING (order_id)
+            WHERE o.order_id = $1 ORDER BY j.id DESC LIMIT 1
+            """, [id])
+    }
+
+    /// Waits until every job of the database is finished.
+    func waitUntilSettled(timeout: Duration = .seconds(30)) async throws {
+        try await waitUntil(timeout: timeout) {
+            try await value("SELECT count(*) FROM iap.jobs WHERE state IN ('pending', 'running')") == "0"
+        }
+    }
+
+    /// Polls `condition` until it holds or `timeout` passes (then the test fails).
+    func waitUntil(timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("condition not met within \(timeout)")
+        throw CancellationError()
+    }
+}
+
+/// Receipt builders shared by the tests.
+enum Receipts {
+    static var nowMilliseconds: String { String(Int64(Date().timeIntervalSince1970 * 1000)) }
+
+    static func purchase(_ id: String, product: String = "gems", quantity: String = "1", refunded: Bool = false) -> SyntheticTransaction {
+        SyntheticTransaction(transactionID: id, productID: product, quantity: quantity, purchaseDateMilliseconds: nowMilliseconds,
+                             cancellationDateMilliseconds: refunded ? nowMilliseconds : nil)
+    }
+
+    static func paying(_ ids: String..., product: String = "gems", script: [ScriptStep]? = nil, delay: Int? = nil) -> String {
+        SyntheticReceipt(inApp: ids.map { purchase($0, product: product) }, delayMilliseconds: delay, script: script).encoded()
+    }
+}
