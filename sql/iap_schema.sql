@@ -131,3 +131,25 @@ BEGIN
     PERFORM pg_notify('iap_jobs', v_new_id::text);
     RETURN v_new_id;
 END $$;
+
+-- One row per attempt: "why did this order fail" is one query. Written by the daemon in the same
+-- statement or transaction that records the attempt's result.
+CREATE TABLE IF NOT EXISTS iap.attempts (
+    id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    job_id       bigint NOT NULL REFERENCES iap.jobs (id) ON DELETE CASCADE,
+    order_id     text NOT NULL,
+    attempt      int NOT NULL,
+    daemon       text,
+    started_at   timestamptz NOT NULL,
+    finished_at  timestamptz NOT NULL DEFAULT now(),
+    duration_ms  int NOT NULL,
+    environment  text,            -- Apple environment that answered, if one did
+    apple_status int,             -- the JSON status, if Apple answered with JSON
+    http_status  int,             -- the HTTP status, if an HTTP answer came
+    result       text NOT NULL CHECK (result IN ('verified', 'retry', 'rejected', 'abandoned')),
+    error_class  text,            -- transport, http, garbled, malformed, apple_status, …
+    error        text
+);
+CREATE INDEX IF NOT EXISTS attempts_job ON iap.attempts (job_id);
+CREATE INDEX IF NOT EXISTS attempts_order ON iap.attempts (order_id);
+CREATE INDEX IF NOT EXISTS attempts_finished ON iap.attempts (finished_at);
