@@ -53,6 +53,7 @@ import Testing
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "superseded")
             let abandoned = try #require(f.standIn.recordedRequests().first { $0.receiptData == slowReceipt })
             #expect(abandoned.abortedByClient)
+            #expect(try await f.value("SELECT result FROM iap.attempts WHERE job_id = $1", [slow]) == "abandoned")
             #expect(try await f.order("o1")["outcome"] == "full")
         }
     }

@@ -100,4 +100,23 @@ import Testing
             #expect(row["last_error"]?.hasPrefix("transport") == true)
         }
     }
+
+    @Test func everyAttemptIsWrittenToTheHistory() async throws {
+        try await Fixture.with { f in
+            let job = try await f.enqueue("o1", receipt: receipt("1401", script: [.httpStatus(503), .appleStatus(21005)]))
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let rows = try await f.connection.execute("""
+                SELECT attempt, result, http_status, apple_status, environment, error_class, daemon IS NOT NULL AS has_daemon,
+                       duration_ms >= 0 AS timed
+                FROM iap.attempts WHERE job_id = $1 ORDER BY attempt
+                """, [job]).namedRows
+            #expect(rows.map { $0["attempt"] } == ["1", "2", "3"])
+            #expect(rows.map { $0["result"] } == ["retry", "retry", "verified"])
+            #expect(rows.map { $0["http_status"] } == ["503", "200", "200"])
+            #expect(rows.map { $0["apple_status"] } == [nil, "21005", "0"])
+            #expect(rows.map { $0["environment"] } == [nil, "Production", "Production"])
+            #expect(rows.map { $0["error_class"] } == ["http", "apple_status", nil])
+            #expect(rows.allSatisfy { $0["has_daemon"] == "t" && $0["timed"] == "t" })
+        }
+    }
 }

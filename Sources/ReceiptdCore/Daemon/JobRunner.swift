@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// Runs one claimed job: asks Apple, classifies the answer, records the result.
@@ -14,6 +15,8 @@ struct JobRunner: Sendable {
         logger[metadataKey: LogKey.orderID] = "\(job.order.orderID)"
         logger[metadataKey: LogKey.attempt] = "\(job.attempts)"
 
+        let startedAt = Date()
+        let clock = ContinuousClock.now
         let answer: AppleCallResult? = await withTaskGroup(of: AppleCallResult?.self) { group in
             group.addTask { await verifier.verify(receiptData: job.receiptData) }
             group.addTask {
@@ -24,23 +27,29 @@ struct JobRunner: Sendable {
             group.cancelAll()
             return first
         }
+        let elapsed = ContinuousClock.now - clock
         guard let answer else {
             logger.info("Apple request abandoned: the job was superseded or the daemon is stopping")
+            try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, call: nil, verdict: nil))
             return
         }
         let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
-        await record(verdict, for: job, abort: abort, logger: logger)
+        let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, call: answer, verdict: verdict)
+        await record(verdict, attempt: attempt, for: job, logger: logger)
     }
 
     /// Writes the verdict, retrying while the database is unreachable, until the job's lease would lapse.
-    private func record(_ verdict: Verdict, for job: ClaimedJob, abort: AbortSignal, logger: Logger) async {
+    private func record(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async {
         let deadline = ContinuousClock.now + .seconds(configuration.lease / 2)
         var pause = Duration.milliseconds(100)
         while true {
             do {
-                let recording = try await write(verdict, for: job, logger: logger)
+                let recording = try await write(verdict, attempt: attempt, for: job, logger: logger)
                 if recording == .abandoned {
                     logger.info("answer dropped: the job is no longer running under this daemon")
+                    var abandoned = attempt
+                    abandoned.result = .abandoned
+                    try? await store.recordAbandoned(job, attempt: abandoned)
                 }
                 return
             } catch {
@@ -56,15 +65,19 @@ struct JobRunner: Sendable {
         }
     }
 
-    private func write(_ verdict: Verdict, for job: ClaimedJob, logger: Logger) async throws -> JobStore.Recording {
+    private func write(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async throws -> JobStore.Recording {
         switch verdict {
         case .verified(let response, let environment):
             let planner = DeliveryPlanner(purchaseSkewSeconds: configuration.purchaseSkew, expectedBundleID: configuration.expectedBundleID)
             if let reason = planner.rejection(of: response) {
                 logger.notice("receipt rejected", metadata: [LogKey.error: "\(reason)"])
-                return try await store.recordRejection(job, reason: reason, environment: environment)
+                var rejected = attempt
+                rejected.result = .rejected
+                rejected.error = reason
+                return try await store.recordRejection(job, reason: reason, attempt: rejected)
             }
-            let (recording, plan) = try await store.recordVerified(job, response: response, environment: environment, planner: planner)
+            let (recording, plan) = try await store.recordVerified(
+                job, response: response, environment: environment, planner: planner, attempt: attempt)
             if let plan, let own = plan.orderResults.first {
                 logger.info("order settled", metadata: [
                     "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",
@@ -76,16 +89,17 @@ struct JobRunner: Sendable {
             let drawn = configuration.backoff.delay(afterAttempt: job.attempts)
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
             let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
-            let recording = try await store.recordRetry(job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts)
+            let recording = try await store.recordRetry(
+                job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts, attempt: attempt)
             let level: Logger.Level = recording == .recorded(state: "failed") ? .error : .warning
             logger.log(level: level, "attempt failed", metadata: [
                 LogKey.errorClass: "\(failure.errorClass)", LogKey.error: "\(failure.reason)",
-                "next": recording == .recorded(state: "failed") ? "none: attempts exhausted" : "in \(Int(delay.rounded())) s",
+                "next": recording == .recorded(state: "failed") ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
             ])
             return recording
         case .reject(let reason):
             logger.notice("receipt rejected by Apple", metadata: [LogKey.error: "\(reason)"])
-            return try await store.recordRejection(job, reason: reason, environment: nil)
+            return try await store.recordRejection(job, reason: reason, attempt: attempt)
         }
     }
 }

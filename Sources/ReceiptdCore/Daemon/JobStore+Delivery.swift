@@ -4,14 +4,16 @@ extension JobStore {
     /// Settles a verified receipt in one transaction: ledger rows, every touched order, the job, and the
     /// active jobs of orders this receipt completed. Writes nothing if the job is no longer ours.
     public func recordVerified(
-        _ job: ClaimedJob, response: AppleVerifyResponse, environment: AppleEnvironment, planner: DeliveryPlanner
+        _ job: ClaimedJob, response: AppleVerifyResponse, environment: AppleEnvironment, planner: DeliveryPlanner,
+        attempt: AttemptRecord
     ) async throws -> (Recording, DeliveryPlan?) {
         // A concurrent delivery of the same transaction for another user makes the plan stale: plan again.
         for _ in 0..<5 {
             do {
                 return try await pool.withSession { [owner] session in
                     try session.transaction { session in
-                        try Self.settle(job, owner: owner, response: response, environment: environment, planner: planner, in: session)
+                        try Self.settle(job, owner: owner, response: response, environment: environment, planner: planner,
+                                        attempt: attempt, in: session)
                     }
                 }
             } catch let error as PostgresError where error.isRetryableConflict {
@@ -27,7 +29,7 @@ extension JobStore {
 
     private static func settle(
         _ job: ClaimedJob, owner: String, response: AppleVerifyResponse, environment: AppleEnvironment,
-        planner: DeliveryPlanner, in session: DatabaseSession
+        planner: DeliveryPlanner, attempt: AttemptRecord, in session: DatabaseSession
     ) throws -> (Recording, DeliveryPlan?) {
         // Lock order rows before the job row, in order_id order: the same order enqueue_receipt uses.
         let orders = try session.execute("""
@@ -83,6 +85,8 @@ extension JobStore {
                 locked_by = NULL, heartbeat_at = NULL
             WHERE id = $1
             """, [job.id, environment.rawValue])
+        try session.execute("INSERT INTO iap.attempts \(attemptColumns) VALUES ($1, $2, $3, $4, \(attemptValues(from: 5)))",
+                            [job.id, job.order.orderID, job.attempts, owner] + attempt.parameters)
         if !plan.ordersCompletedElsewhere.isEmpty {
             try session.execute("""
                 WITH closed AS (

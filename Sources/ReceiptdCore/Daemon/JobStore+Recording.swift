@@ -2,8 +2,10 @@ import Foundation
 
 extension JobStore {
     /// Records a transient failure: the job waits `delay` seconds, or becomes `failed` (order `failed`) at the last attempt.
-    public func recordRetry(_ job: ClaimedJob, failure: TransientFailure, delay: Double, maxAttempts: Int) async throws -> Recording {
-        try await finish(job, outcome: "failed", sql: """
+    public func recordRetry(
+        _ job: ClaimedJob, failure: TransientFailure, delay: Double, maxAttempts: Int, attempt: AttemptRecord
+    ) async throws -> Recording {
+        try await finish(job, outcome: "failed", attempt: attempt, sql: """
             UPDATE iap.jobs
             SET state = CASE WHEN attempts >= $3 THEN 'failed' ELSE 'pending' END,
                 finished_at = CASE WHEN attempts >= $3 THEN now() END,
@@ -15,28 +17,50 @@ extension JobStore {
     }
 
     /// Records a terminal rejection: the job is `failed` and its order `invalid`.
-    public func recordRejection(_ job: ClaimedJob, reason: String, environment: AppleEnvironment?) async throws -> Recording {
-        try await finish(job, outcome: "invalid", sql: """
+    public func recordRejection(_ job: ClaimedJob, reason: String, attempt: AttemptRecord) async throws -> Recording {
+        try await finish(job, outcome: "invalid", attempt: attempt, sql: """
             UPDATE iap.jobs
             SET state = 'failed', finished_at = now(), last_error = $3, environment = $4, locked_by = NULL, heartbeat_at = NULL
             WHERE id = $1 AND state = 'running' AND locked_by = $2
             RETURNING order_id, state
-            """, [job.id, owner, reason, environment?.rawValue])
+            """, [job.id, owner, reason, attempt.environment?.rawValue])
     }
 
-    /// Runs a job update; when it leaves the job `failed`, the order takes `outcome` unless goods were already delivered.
-    private func finish(_ job: ClaimedJob, outcome: String, sql jobUpdate: String, _ parameters: [any SQLParameter]) async throws -> Recording {
-        let outcomeParameter = "$\(parameters.count + 1)"
+    /// Notes an attempt whose answer was not recorded because the job was no longer ours.
+    public func recordAbandoned(_ job: ClaimedJob, attempt: AttemptRecord) async throws {
+        try await pool.execute("INSERT INTO iap.attempts \(Self.attemptColumns) VALUES ($1, $2, $3, $4, \(Self.attemptValues(from: 5)))",
+                               [job.id, job.order.orderID, job.attempts, owner] + attempt.parameters)
+    }
+
+    static let attemptColumns = """
+        (job_id, order_id, attempt, daemon, started_at, duration_ms, environment, apple_status, http_status, result, error_class, error)
+        """
+
+    /// Placeholders for `AttemptRecord.parameters`, numbered from `first`.
+    static func attemptValues(from first: Int) -> String {
+        let n = (first..<first + 8).map { "$\($0)" }
+        return "to_timestamp(\(n[0])), \(n[1]), \(n[2]), \(n[3]), \(n[4]), \(n[5]), \(n[6]), \(n[7])"
+    }
+
+    /// Runs a job update and writes the attempt row with it; when the update leaves the job `failed`,
+    /// the order takes `outcome` unless goods were already delivered.
+    private func finish(
+        _ job: ClaimedJob, outcome: String, attempt: AttemptRecord, sql jobUpdate: String, _ parameters: [any SQLParameter]
+    ) async throws -> Recording {
+        let next = parameters.count + 1
         let result = try await pool.execute("""
             WITH job AS (\(jobUpdate)), settled AS (
-                UPDATE iap.orders o SET outcome = \(outcomeParameter)::iap.outcome, outcome_at = now()
+                UPDATE iap.orders o SET outcome = $\(next)::iap.outcome, outcome_at = now()
                 FROM job
                 WHERE o.order_id = job.order_id AND job.state = 'failed'
                   AND o.delivered_quantity = 0 AND o.outcome IS DISTINCT FROM 'full'
                 RETURNING 1
+            ), attempt AS (
+                INSERT INTO iap.attempts \(Self.attemptColumns)
+                SELECT $1, job.order_id, $\(next + 1), $2, \(Self.attemptValues(from: next + 2)) FROM job
             )
             SELECT state FROM job
-            """, parameters + [outcome])
+            """, parameters + [outcome, job.attempts] + attempt.parameters)
         guard let state = result.first?["state"] else { return .abandoned }
         return .recorded(state: state)
     }

@@ -1,0 +1,72 @@
+import Foundation
+
+/// One row of `iap.attempts`: what a single attempt asked and heard.
+public struct AttemptRecord: Sendable, Equatable {
+    /// How the attempt ended.
+    public enum Result: String, Sendable {
+        /// Apple answered status 0.
+        case verified
+        /// A transient failure; the job was rescheduled or, at its last attempt, failed.
+        case retry
+        /// A terminal answer; the order is `invalid`.
+        case rejected
+        /// The request was abandoned: the job was superseded or cancelled, or the daemon was stopping.
+        case abandoned
+    }
+
+    /// When the Apple request started.
+    public var startedAt: Date
+    /// How long the Apple calls took.
+    public var durationMilliseconds: Int
+    /// The environment that answered with JSON, if one did.
+    public var environment: AppleEnvironment?
+    /// Apple's JSON status, if there was one.
+    public var appleStatus: Int?
+    /// The HTTP status, if an HTTP answer came.
+    public var httpStatus: Int?
+    /// How the attempt ended.
+    public var result: Result
+    /// The failure's class, when it failed.
+    public var errorClass: String?
+    /// A readable error, when it failed.
+    public var error: String?
+
+    /// Describes an attempt from what the call returned and how it was judged.
+    init(startedAt: Date, duration: Duration, call: AppleCallResult?, verdict: Verdict?) {
+        self.startedAt = startedAt
+        durationMilliseconds = Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        switch call {
+        case .answered(let response, let environment):
+            self.environment = environment
+            appleStatus = response.status
+            httpStatus = 200
+        case .httpStatus(let code, _):
+            httpStatus = code
+        case .garbled:
+            httpStatus = 200
+        case .transport, nil:
+            break
+        }
+        switch verdict {
+        case .verified: result = .verified
+        case .retry(let failure):
+            result = .retry
+            errorClass = failure.errorClass
+            error = failure.reason
+        case .reject(let reason):
+            result = .rejected
+            errorClass = "rejected"
+            error = reason
+        case nil:
+            result = .abandoned
+            error = "abandoned: superseded, cancelled or shutting down"
+        }
+    }
+
+    /// The parameters `JobStore` binds for the attempt's columns, in order:
+    /// started_at, duration_ms, environment, apple_status, http_status, result, error_class, error.
+    var parameters: [any SQLParameter] {
+        [startedAt.timeIntervalSince1970, durationMilliseconds, environment?.rawValue, appleStatus, httpStatus, result.rawValue,
+         errorClass, error]
+    }
+}
