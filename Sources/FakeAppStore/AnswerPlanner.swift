@@ -22,7 +22,9 @@ struct AnswerPlanner: Sendable {
             delayMilliseconds: admission.latencyMilliseconds + (receipt?.delayMilliseconds ?? 0),
             recordIndex: admission.recordIndex)
 
-        if let fault = admission.faultDraw.flatMap(injectedFault) {
+        if admission.duringOutage {
+            answer.reply = .emptyHTTP(status: 503, retryAfter: nil)
+        } else if let fault = admission.faultDraw.flatMap(injectedFault) {
             answer.reply = fault
         } else if request.receiptData == nil {
             answer.reply = appleStatus(21000)

@@ -94,6 +94,11 @@ public final class AppStoreStandIn: Sendable {
         ledger.records()
     }
 
+    /// Starts (`true`) or ends a simulated outage: while it lasts every call is answered HTTP 503.
+    public func setOutage(_ on: Bool) {
+        ledger.setOutage(on)
+    }
+
     private var baseURL: String {
         let port = boundPort.withLock { $0 } ?? configuration.port
         // IPv6 literals need brackets inside a URL.

@@ -18,6 +18,8 @@ final class RequestLedger: Sendable {
         let faultDraw: Double?
         /// Configured latency for this call.
         let latencyMilliseconds: Int
+        /// True while a simulated outage is on: the call is answered 503.
+        let duringOutage: Bool
     }
 
     private struct ReceiptEntry {
@@ -35,6 +37,7 @@ final class RequestLedger: Sendable {
         var records: [RecordedRequest] = []
         var receipts: [String: ReceiptEntry] = [:]
         var generator: SplitMix64
+        var outage = false
     }
 
     private let state: Mutex<State>
@@ -77,8 +80,13 @@ final class RequestLedger: Sendable {
             return Admission(
                 recordIndex: state.records.count - 1, callNumber: callNumber,
                 cachedReceipt: cachedReceipt, faultDraw: faultDraw,
-                latencyMilliseconds: latencyMilliseconds)
+                latencyMilliseconds: latencyMilliseconds, duringOutage: state.outage)
         }
+    }
+
+    /// Starts or ends a simulated outage.
+    func setOutage(_ on: Bool) {
+        state.withLock { $0.outage = on }
     }
 
     /// Keeps a parsed receipt so later calls with the same string skip parsing.

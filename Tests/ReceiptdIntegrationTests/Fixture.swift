@@ -14,8 +14,10 @@ struct Fixture: Sendable {
     let standIn: AppStoreStandIn
 
     /// Builds the world, runs `body`, tears it down.
-    static func with(sharedSecret: String? = Fixture.sharedSecret, _ body: (Fixture) async throws -> Void) async throws {
-        let database = try await TestEnvironment.shared.database()
+    static func with(
+        sharedSecret: String? = Fixture.sharedSecret, database: TestDatabase? = nil, _ body: (Fixture) async throws -> Void
+    ) async throws {
+        let database = if let database { database } else { try await TestEnvironment.shared.database() }
         let connection = try await database.connect()
         let standIn = AppStoreStandIn(configuration: .init(sharedSecret: sharedSecret),
                                       logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))

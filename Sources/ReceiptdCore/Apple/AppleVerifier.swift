@@ -52,7 +52,29 @@ public struct AppleVerifier: Sendable {
         return first
     }
 
+    /// One call, bounded as a whole (head and body) by the request timeout: a body that drips in slowly
+    /// would otherwise hold the request open far past it.
     private func call(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
+        let timeout = configuration.requestTimeout
+        return await withTaskGroup(of: AppleCallResult?.self) { group in
+            group.addTask { await self.exchange(environment, receiptData: receiptData) }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return Task.isCancelled ? nil : .transport("\(environment.rawValue) endpoint: no complete answer within \(timeout)")
+            }
+            var result: AppleCallResult = .transport("\(environment.rawValue) endpoint: request cancelled")
+            for await finished in group {
+                if let finished {
+                    result = finished
+                    break
+                }
+            }
+            group.cancelAll()
+            return result
+        }
+    }
+
+    private func exchange(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
         let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -70,8 +92,7 @@ public struct AppleVerifier: Sendable {
             } catch {
                 return .garbled(error.description)
             }
-        } catch let error as NIOTooManyBytesError {
-            _ = error
+        } catch is NIOTooManyBytesError {
             return .transport("answer larger than \(configuration.maximumBodyBytes) bytes")
         } catch {
             return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")

@@ -70,3 +70,14 @@ public struct AttemptRecord: Sendable, Equatable {
          errorClass, error]
     }
 }
+
+extension AttemptRecord {
+    /// Whether this attempt says Apple is answering (`true`), failing (`false`), or nothing about it (`nil`).
+    var appleHealthy: Bool? {
+        switch result {
+        case .verified, .rejected: true
+        case .retry: errorClass == "malformed" ? nil : false
+        case .abandoned: nil
+        }
+    }
+}

@@ -4,8 +4,8 @@ enum DaemonEvent: Sendable {
     case wake
     /// A job was superseded while running; abort it if it is ours.
     case cancel(jobID: Int64)
-    /// A job task ended.
-    case finished(jobID: Int64)
+    /// A job task ended; `appleHealthy` says whether Apple answered (nil: no judgement, e.g. abandoned).
+    case finished(jobID: Int64, appleHealthy: Bool?)
     /// Graceful shutdown began: stop claiming.
     case shutdown
     /// The shutdown grace period is over: abort what is still in flight.

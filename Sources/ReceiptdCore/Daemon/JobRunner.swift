@@ -9,7 +9,8 @@ struct JobRunner: Sendable {
     let logger: Logger
 
     /// Processes `job`; when `abort` fires first, the Apple request is cancelled and nothing is written.
-    func run(_ job: ClaimedJob, abort: AbortSignal) async {
+    /// Returns what the attempt says about Apple's health, for the circuit breaker.
+    func run(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? {
         var logger = logger
         logger[metadataKey: LogKey.jobID] = "\(job.id)"
         logger[metadataKey: LogKey.orderID] = "\(job.order.orderID)"
@@ -31,11 +32,12 @@ struct JobRunner: Sendable {
         guard let answer else {
             logger.info("Apple request abandoned: the job was superseded or the daemon is stopping")
             try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, call: nil, verdict: nil))
-            return
+            return nil
         }
         let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
         let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, call: answer, verdict: verdict)
         await record(verdict, attempt: attempt, for: job, logger: logger)
+        return attempt.appleHealthy
     }
 
     /// Writes the verdict, retrying while the database is unreachable, until the job's lease would lapse.
@@ -58,7 +60,9 @@ struct JobRunner: Sendable {
                                  metadata: [LogKey.error: "\(error)"])
                     return
                 }
-                logger.warning("recording failed, retrying", metadata: [LogKey.error: "\(error)"])
+                if pause == .milliseconds(100) {
+                    logger.warning("recording failed; keeping the result and retrying", metadata: [LogKey.error: "\(error)"])
+                }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(5))
             }

@@ -21,13 +21,17 @@ extension ReceiptDaemon {
         public var claimBatchSize: Int
         /// Database connections for claiming and recording (the listener has its own).
         public var databaseConnections: Int
+        /// When Apple is failing, claiming pauses.
+        public var circuitBreaker: CircuitBreaker.Configuration
 
         /// Creates a configuration with the documented defaults.
         public init(
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
             pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String? = nil,
-            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 4
+            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 4,
+            circuitBreaker: CircuitBreaker.Configuration = .init()
         ) {
+            self.circuitBreaker = circuitBreaker
             self.concurrency = concurrency
             self.maxAttempts = maxAttempts
             self.backoff = backoff

@@ -10,10 +10,12 @@ extension ReceiptDaemon {
         private var inFlight: [Int64: AbortSignal] = [:]
         private var draining = false
         private var claimFailing = false
+        private var breaker: CircuitBreaker
 
         init(daemon: ReceiptDaemon, events: AsyncStream<DaemonEvent>.Continuation) {
             self.daemon = daemon
             self.events = events
+            self.breaker = CircuitBreaker(configuration: daemon.settings.circuitBreaker)
         }
 
         mutating func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) async -> Next {
@@ -22,8 +24,9 @@ extension ReceiptDaemon {
                 await fill(&group)
             case .cancel(let jobID):
                 inFlight[jobID]?.fire()
-            case .finished(let jobID):
+            case .finished(let jobID, let appleHealthy):
                 inFlight[jobID] = nil
+                if let appleHealthy { noteAppleHealth(appleHealthy) } else { breaker.inconclusive() }
                 if draining { return inFlight.isEmpty ? .stop : .proceed }
                 await fill(&group)
             case .shutdown:
@@ -42,12 +45,25 @@ extension ReceiptDaemon {
             return .proceed
         }
 
+        private mutating func noteAppleHealth(_ healthy: Bool) {
+            guard breaker.record(success: healthy, now: .now, unitRandom: Double.random(in: 0...1)) else { return }
+            switch breaker.state {
+            case .open(let until):
+                daemon.log.warning("Apple is failing: pausing claims", metadata: ["resume_in": "\(until - .now)"])
+            case .closed:
+                daemon.log.notice("Apple is answering again: claiming resumes")
+            case .halfOpen:
+                break
+            }
+        }
+
         /// Claims jobs until every slot is used or nothing more is due.
         private mutating func fill(_ group: inout DiscardingTaskGroup) async {
             while !draining {
                 let free = daemon.settings.concurrency - inFlight.count
                 guard free > 0 else { return }
-                let wanted = min(free, daemon.settings.claimBatchSize)
+                let wanted = min(free, daemon.settings.claimBatchSize, breaker.permits(now: .now))
+                guard wanted > 0 else { return }
                 let jobs: [ClaimedJob]
                 do {
                     jobs = try await daemon.claim(limit: wanted)
@@ -58,12 +74,13 @@ extension ReceiptDaemon {
                     claimFailing = true
                     return
                 }
+                breaker.started(jobs.count)
                 for job in jobs {
                     let abort = AbortSignal()
                     inFlight[job.id] = abort
                     group.addTask { [daemon, events] in
-                        await daemon.process(job, abort: abort)
-                        events.yield(.finished(jobID: job.id))
+                        let appleHealthy = await daemon.process(job, abort: abort)
+                        events.yield(.finished(jobID: job.id, appleHealthy: appleHealthy))
                     }
                 }
                 if jobs.count < wanted { return }

@@ -82,7 +82,7 @@ public final class ReceiptDaemon: Service {
     }
 
     func claim(limit: Int) async throws -> [ClaimedJob] { try await store.claim(limit: limit) }
-    func process(_ job: ClaimedJob, abort: AbortSignal) async { await runner.run(job, abort: abort) }
+    func process(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? { await runner.run(job, abort: abort) }
     var settings: Configuration { configuration }
     var log: Logger { logger }
 }
