@@ -43,10 +43,19 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        .target(
+            name: "ReceiptdTools",
+            dependencies: [
+                "ReceiptdCore",
+                "FakeAppStore",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .executableTarget(
             name: "receiptd",
             dependencies: [
                 "ReceiptdCore",
+                "ReceiptdTools",
                 "FakeAppStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -59,7 +68,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ReceiptdIntegrationTests",
-            dependencies: ["ReceiptdCore", "FakeAppStore"]
+            dependencies: ["ReceiptdCore", "FakeAppStore", "ReceiptdTools"]
         ),
     ]
 )

@@ -1,0 +1,73 @@
+import FakeAppStore
+import Foundation
+
+/// The orders a chaos run enqueues, and what each must end as.
+struct ChaosOrders {
+    /// One `iap.enqueue_receipt` call.
+    struct Enqueue {
+        var orderID: String
+        var userID: String
+        var quantity: Int
+        var receipt: String
+    }
+
+    /// What the checks expect of an order (or of a pair of orders).
+    enum Expectation {
+        /// Outcome `full`, with exactly this transaction delivered to it.
+        case full(transactionID: String)
+        /// Outcome `partial`, one unit delivered.
+        case partial(transactionID: String)
+        /// Outcome `no_in_app`, nothing delivered.
+        case noInApp
+        /// A transaction redeemed by two users: one order `full`, the other `unmatched`.
+        case replayPair(otherOrderID: String, transactionID: String)
+        /// Replaced mid-run: `full`, with exactly one of the two receipts' transactions delivered.
+        case replaced(first: String, second: String)
+    }
+
+    static let product = "com.example.gems100"
+
+    /// Enqueued before the daemons start.
+    private(set) var initial: [Enqueue] = []
+    /// Newer receipts, enqueued while the daemons run.
+    private(set) var replacements: [Enqueue] = []
+    /// Expectation per order id (a replay pair is listed under its first order).
+    private(set) var expectations: [String: Expectation] = [:]
+
+    init(count: Int) {
+        let now = String(Int64(Date().timeIntervalSince1970 * 1000))
+        func receipt(_ ids: [String], delay: Int? = nil) -> String {
+            SyntheticReceipt(inApp: ids.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
+                             delayMilliseconds: delay).encoded()
+        }
+        for index in 0..<count {
+            let order = "chaos-\(index)"
+            let user = "user-\(index)"
+            let transaction = String(2_000_000_000 + index * 10)
+            switch index % 10 {
+            case 6:
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 2, receipt: receipt([transaction])))
+                expectations[order] = .partial(transactionID: transaction)
+            case 7:
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([])))
+                expectations[order] = .noInApp
+            case 8:
+                let thief = "\(order)-replay"
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction])))
+                initial.append(Enqueue(orderID: thief, userID: "\(user)-other", quantity: 1, receipt: receipt([transaction])))
+                expectations[order] = .replayPair(otherOrderID: thief, transactionID: transaction)
+            case 9:
+                let second = String(2_000_000_000 + index * 10 + 1)
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction], delay: 300)))
+                replacements.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([second])))
+                expectations[order] = .replaced(first: transaction, second: second)
+            default:
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction])))
+                expectations[order] = .full(transactionID: transaction)
+            }
+        }
+    }
+
+    /// Every order id the run creates.
+    var allOrderIDs: Set<String> { Set(initial.map(\.orderID)) }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import ReceiptdCore
+
+/// What a chaos run found: counts for the summary and every violated invariant.
+public struct ChaosReport: Sendable {
+    /// Orders created.
+    public var orders: Int
+    /// Time from the daemons' start to the end of the run.
+    public var elapsed: Duration
+    /// SIGKILLs sent to daemons.
+    public var kills: Int
+    /// Daemons that died without being killed.
+    public var crashes: Int
+    /// Calls the stand-in App Store answered (or dropped).
+    public var appleCalls: Int
+    /// Ledger rows.
+    public var deliveries: Int
+    /// Orders per outcome.
+    public var outcomes: [String: Int]
+    /// Every broken rule, one line each; empty when the run passed.
+    public var violations: [String]
+
+    static func check(
+        orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
+        gracefulExitCodes: [Int32?], apple: Int
+    ) async throws -> ChaosReport {
+        var violations: [String] = []
+        let rows = try await connection.execute("""
+            SELECT o.order_id, o.outcome::text AS outcome, o.quantity, o.delivered_quantity,
+                   coalesce(sum(d.quantity), 0) AS ledger_quantity, coalesce(string_agg(d.transaction_id, ','), '') AS transactions
+            FROM iap.orders o LEFT JOIN iap.deliveries d USING (order_id)
+            GROUP BY o.order_id
+            """).namedRows
+        var byOrder: [String: QueryResult.Row] = [:]
+        for row in rows { byOrder[try row.string("order_id")] = row }
+
+        let missing = plan.allOrderIDs.subtracting(byOrder.keys)
+        if !missing.isEmpty { violations.append("\(missing.count) orders missing, e.g. \(missing.sorted().prefix(3))") }
+        for (id, row) in byOrder.sorted(by: { $0.key < $1.key }) {
+            if row["outcome"] == nil { violations.append("\(id): no outcome") }
+            let ledger = try row.int("ledger_quantity"), delivered = try row.int("delivered_quantity")
+            if ledger != delivered { violations.append("\(id): ledger has \(ledger) units, order says \(delivered)") }
+            if delivered > (try row.int("quantity")) { violations.append("\(id): delivered \(delivered) > quantity") }
+        }
+        for (id, expectation) in plan.expectations {
+            violations += ChaosExpectationCheck.violations(of: expectation, order: id, rows: byOrder)
+        }
+        let running = try await connection.execute("SELECT count(*) AS n FROM iap.jobs WHERE state IN ('running', 'pending')").first?.int("n") ?? -1
+        if running != 0 { violations.append("\(running) jobs still pending or running") }
+        if crashes > 0 { violations.append("\(crashes) daemon crashes that the run did not cause") }
+        let unclean = gracefulExitCodes.filter { $0 != 0 }
+        if !unclean.isEmpty { violations.append("daemons did not exit 0 on SIGTERM: \(unclean.map { $0.map(String.init) ?? "killed" })") }
+
+        var outcomes: [String: Int] = [:]
+        for row in rows { outcomes[row["outcome"] ?? "none", default: 0] += 1 }
+        let deliveries = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
+        return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, appleCalls: apple,
+                           deliveries: deliveries, outcomes: outcomes, violations: violations)
+    }
+
+    /// A few lines for a terminal.
+    public var summary: String {
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let counts = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        return """
+            orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
+            deliveries: \(deliveries); Apple calls: \(appleCalls); daemons killed: \(kills); crashes: \(crashes)
+            violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
+            """
+    }
+}

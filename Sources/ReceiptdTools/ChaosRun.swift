@@ -1,0 +1,112 @@
+import FakeAppStore
+import Foundation
+import Logging
+import ReceiptdCore
+
+/// Several daemon processes work through thousands of orders while the stand-in injects faults,
+/// daemons are killed with SIGKILL and restarted, and PostgreSQL is restarted with `-m immediate`.
+/// Then `ChaosReport` checks that nothing was lost or delivered twice.
+public struct ChaosRun {
+    let configuration: Configuration
+    let executable: String
+    let say: @Sendable (String) -> Void
+
+    /// Creates a run that starts daemons as `executable run`.
+    public init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.executable = executable
+        self.say = say
+    }
+
+    /// Runs it; the report says whether every check held.
+    public func run() async throws -> ChaosReport {
+        // synchronous_commit stays on: an immediate restart must lose no committed transaction.
+        let postgres = try TemporaryPostgres.start(configuration: .init(maxConnections: 300, settings: ["synchronous_commit": "on"]))
+        defer { postgres.stop() }
+        let standIn = AppStoreStandIn(
+            configuration: .init(latency: .uniform(minMilliseconds: 0, maxMilliseconds: 30), unavailableRate: 0.05,
+                                 status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed),
+            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        _ = try await standIn.start()
+        do {
+            let report = try await run(postgres: postgres, standIn: standIn)
+            try await standIn.shutdown()
+            return report
+        } catch {
+            try? await standIn.shutdown()
+            throw error
+        }
+    }
+
+    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn) async throws -> ChaosReport {
+        let database = postgres.connectionString()
+        var connection = try await PostgresConnection.connect(database)
+        try await Migrator.migrate(connection)
+        let orders = ChaosOrders(count: configuration.orders)
+        for call in orders.initial { try await enqueue(call, on: connection) }
+        say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
+
+        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+        let environment = daemonEnvironment(database: database, standIn: standIn)
+        var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
+
+        let started = ContinuousClock.now
+        var lastKill = started
+        var replaced = false
+        var restarted = !configuration.restartDatabase
+        var open = Int.max
+        while ContinuousClock.now - started < .seconds(configuration.timeLimit) {
+            try await Task.sleep(for: .milliseconds(250))
+            try fleet.restartCrashed()
+            if !replaced, ContinuousClock.now - started > .milliseconds(150) {
+                for call in orders.replacements { try await enqueue(call, on: connection) }
+                replaced = true
+            }
+            if configuration.killInterval > 0, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
+                try fleet.killOneAndRestart()
+                lastKill = .now
+            }
+            do {
+                open = try await connection.execute(
+                    "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
+            } catch {
+                await connection.close()
+                connection = try await PostgresConnection.connect(database)
+                continue
+            }
+            if !restarted, open < orders.initial.count * 2 / 3 {
+                say("restarting PostgreSQL with -m immediate (\(open) jobs open)")
+                try postgres.restart(mode: .immediate)
+                restarted = true
+            }
+            if open == 0 && replaced && restarted { break }
+        }
+        let elapsed = ContinuousClock.now - started
+        say("stopping daemons after \(elapsed)")
+        let exitCodes = await fleet.terminateAll()
+        let report = try await ChaosReport.check(
+            orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
+            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count)
+        await connection.close()
+        if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
+        else { say("daemon logs kept in \(logDirectory)") }
+        return report
+    }
+
+    private func enqueue(_ call: ChaosOrders.Enqueue, on connection: PostgresConnection) async throws {
+        try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+                                     [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity])
+    }
+
+    private func daemonEnvironment(database: String, standIn: AppStoreStandIn) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge([
+            "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
+            "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
+            "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
+            "RECEIPTD_SHUTDOWN_GRACE": "2", "RECEIPTD_LOG_LEVEL": "warning",
+        ]) { $1 }
+        return environment
+    }
+}
