@@ -153,3 +153,244 @@ CREATE TABLE IF NOT EXISTS iap.attempts (
 CREATE INDEX IF NOT EXISTS attempts_job ON iap.attempts (job_id);
 CREATE INDEX IF NOT EXISTS attempts_order ON iap.attempts (order_id);
 CREATE INDEX IF NOT EXISTS attempts_finished ON iap.attempts (finished_at);
+
+-- ---------------------------------------------------------------------------------------------
+-- Operating receiptd: views for psql users, operator functions, housekeeping, and roles.
+-- Views are replaced on every migrate; CREATE OR REPLACE VIEW can only append columns, so a
+-- change to an existing column needs a DROP VIEW first.
+-- ---------------------------------------------------------------------------------------------
+
+-- purge_finished checks both references to a job; without these it would scan whole tables.
+CREATE INDEX IF NOT EXISTS jobs_superseded_by ON iap.jobs (superseded_by) WHERE superseded_by IS NOT NULL;
+CREATE INDEX IF NOT EXISTS deliveries_job ON iap.deliveries (job_id);
+CREATE INDEX IF NOT EXISTS jobs_finished ON iap.jobs (finished_at)
+    WHERE state IN ('succeeded', 'failed', 'superseded', 'cancelled');
+
+-- One row per job state, all six always present. due_now and oldest_due_seconds concern pending
+-- jobs whose run_at has come; oldest_heartbeat_seconds concerns running jobs.
+CREATE OR REPLACE VIEW iap.queue_summary AS
+SELECT s.state,
+       count(j.id) AS jobs,
+       count(j.id) FILTER (WHERE j.state = 'pending' AND j.run_at <= now()) AS due_now,
+       round(extract(epoch FROM now() - min(j.run_at) FILTER (WHERE j.state = 'pending' AND j.run_at <= now())))::bigint
+           AS oldest_due_seconds,
+       round(extract(epoch FROM now() - min(j.heartbeat_at) FILTER (WHERE j.state = 'running')))::bigint
+           AS oldest_heartbeat_seconds
+FROM (VALUES (1, 'pending'), (2, 'running'), (3, 'succeeded'), (4, 'failed'), (5, 'superseded'), (6, 'cancelled'))
+     AS s (position, state)
+LEFT JOIN iap.jobs j ON j.state = s.state
+GROUP BY s.position, s.state
+ORDER BY s.position;
+
+-- Transient failures of the last hour, one row per error_class (transport, http, garbled, …).
+CREATE OR REPLACE VIEW iap.recent_retries AS
+SELECT coalesce(a.error_class, 'unclassified') AS error_class,
+       count(*) AS retries,
+       count(DISTINCT a.job_id) AS jobs,
+       max(a.finished_at) AS last_seen
+FROM iap.attempts a
+WHERE a.result = 'retry' AND a.finished_at > now() - interval '1 hour'
+GROUP BY 1
+ORDER BY retries DESC, error_class;
+
+-- Jobs that need a look. 60 s matches the default RECEIPTD_LEASE (a view takes no parameters):
+-- a running job silent that long is 'lease_expired' and a daemon should reclaim it soon.
+-- A pending job due more than 5 minutes ago is 'overdue': no daemon is claiming.
+CREATE OR REPLACE VIEW iap.stuck_jobs AS
+SELECT j.id AS job_id, j.order_id, j.state,
+       CASE WHEN j.state = 'running' THEN 'lease_expired' ELSE 'overdue' END AS reason,
+       round(extract(epoch FROM now() - CASE WHEN j.state = 'running'
+                                             THEN coalesce(j.heartbeat_at, j.started_at, j.created_at)
+                                             ELSE j.run_at END))::bigint AS stuck_seconds,
+       j.attempts, j.locked_by, j.heartbeat_at, j.run_at, j.last_error
+FROM iap.jobs j
+WHERE (j.state = 'running' AND coalesce(j.heartbeat_at, j.started_at, j.created_at) < now() - interval '60 seconds')
+   OR (j.state = 'pending' AND j.run_at < now() - interval '5 minutes')
+ORDER BY stuck_seconds DESC, j.id;
+
+-- Failed jobs finished in the last 24 h, and invalid/failed orders settled then (shown with
+-- their latest job), with the latest attempt's answer.
+CREATE OR REPLACE VIEW iap.recent_failures AS
+WITH failing AS (
+    SELECT j.id AS job_id FROM iap.jobs j
+    WHERE j.state = 'failed' AND j.finished_at > now() - interval '24 hours'
+    UNION
+    SELECT (SELECT max(j.id) FROM iap.jobs j WHERE j.order_id = o.order_id)
+    FROM iap.orders o
+    WHERE o.outcome IN ('invalid', 'failed') AND o.outcome_at > now() - interval '24 hours'
+)
+SELECT o.order_id, o.user_id, o.product_id, o.outcome::text AS outcome, o.outcome_at,
+       j.id AS job_id, j.state AS job_state, j.attempts, j.last_error, j.finished_at,
+       a.apple_status, a.http_status, a.error_class, a.environment
+FROM failing f
+JOIN iap.jobs j ON j.id = f.job_id
+JOIN iap.orders o ON o.order_id = j.order_id
+LEFT JOIN LATERAL (
+    SELECT apple_status, http_status, error_class, environment FROM iap.attempts
+    WHERE job_id = j.id ORDER BY attempt DESC, id DESC LIMIT 1
+) a ON true
+ORDER BY coalesce(j.finished_at, o.outcome_at) DESC, j.id DESC;
+
+-- Operator functions. They raise SQLSTATE P0002 (no_data_found) for an unknown order and 55000
+-- (object_not_in_prerequisite_state) when the order is in no state to do it; `receiptd` maps
+-- those to exit codes 3 and 4. SECURITY DEFINER so that receiptd_operator needs no table rights;
+-- the fixed search_path keeps callers from substituting objects.
+
+-- A fresh pending job, due now, with the latest job's receipt, for an order that is not full
+-- and has no active job. Locks the order row first, as enqueue_receipt does.
+CREATE OR REPLACE FUNCTION iap.retry_order(p_order_id text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_latest iap.jobs%ROWTYPE;
+    v_new_id bigint;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'retry_order: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_order.outcome = 'full' THEN
+        RAISE EXCEPTION 'retry_order: order % is already full', p_order_id USING ERRCODE = '55000';
+    END IF;
+    SELECT * INTO v_latest FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running');
+    IF FOUND THEN
+        RAISE EXCEPTION 'retry_order: order % already has % job %', p_order_id, v_latest.state, v_latest.id
+            USING ERRCODE = '55000';
+    END IF;
+    SELECT * INTO v_latest FROM iap.jobs WHERE order_id = p_order_id ORDER BY id DESC LIMIT 1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'retry_order: order % has no job, so no receipt to retry', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256)
+    VALUES (p_order_id, v_latest.receipt_data, v_latest.receipt_sha256)
+    RETURNING id INTO v_new_id;
+    PERFORM pg_notify('iap_jobs', v_new_id::text);
+    RETURN v_new_id;
+END $$;
+
+-- Cancels the order's active job and returns how many jobs it cancelled (0 or 1). A running job's
+-- daemon aborts on the notification, and records nothing because the job is no longer running
+-- under it. The order's outcome is left as it was.
+CREATE OR REPLACE FUNCTION iap.cancel_order(p_order_id text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_active iap.jobs%ROWTYPE;
+BEGIN
+    PERFORM 1 FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'cancel_order: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    SELECT * INTO v_active FROM iap.jobs
+    WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    UPDATE iap.jobs
+    SET state = 'cancelled', finished_at = now(), locked_by = NULL, heartbeat_at = NULL,
+        last_error = 'cancelled by ' || session_user
+    WHERE id = v_active.id;
+    IF v_active.state = 'running' THEN
+        PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+    END IF;
+    RETURN 1;
+END $$;
+
+-- Deletes up to p_batch finished jobs that finished more than p_older_than ago, with their
+-- attempts (ON DELETE CASCADE). Orders and deliveries are never deleted, and neither is a job
+-- the ledger names. A job another job's superseded_by names waits until that job is gone: each
+-- round deletes only unreferenced jobs, so a supersede chain goes one link per round.
+CREATE OR REPLACE FUNCTION iap.purge_finished(p_older_than interval, p_batch int) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_total int := 0;
+    v_round int;
+BEGIN
+    IF p_older_than IS NULL OR p_older_than < interval '0' THEN
+        RAISE EXCEPTION 'purge_finished: the age must be a non-negative interval' USING ERRCODE = '22023';
+    END IF;
+    IF p_batch IS NULL OR p_batch < 1 THEN
+        RAISE EXCEPTION 'purge_finished: the batch must be at least 1' USING ERRCODE = '22023';
+    END IF;
+    LOOP
+        WITH doomed AS (
+            SELECT j.id FROM iap.jobs j
+            WHERE j.state IN ('succeeded', 'failed', 'superseded', 'cancelled')
+              AND j.finished_at < now() - p_older_than
+              AND NOT EXISTS (SELECT 1 FROM iap.deliveries d WHERE d.job_id = j.id)
+              AND NOT EXISTS (SELECT 1 FROM iap.jobs r WHERE r.superseded_by = j.id)
+            ORDER BY j.finished_at, j.id
+            LIMIT p_batch - v_total
+            FOR UPDATE SKIP LOCKED
+        )
+        DELETE FROM iap.jobs j USING doomed WHERE j.id = doomed.id;
+        GET DIAGNOSTICS v_round = ROW_COUNT;
+        v_total := v_total + v_round;
+        EXIT WHEN v_round = 0 OR v_total >= p_batch;
+    END LOOP;
+    RETURN v_total;
+END $$;
+
+-- The game server's role needs no table rights: enqueue_receipt runs as its owner.
+-- (CREATE OR REPLACE above resets these attributes, so they are set again on every migrate.)
+ALTER FUNCTION iap.enqueue_receipt(text, text, text, text, int)
+    SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp;
+
+-- Roles are cluster-wide, and migrations of other databases in the same cluster may create them
+-- at the same moment (the advisory lock is per database): a concurrent creation is fine. A
+-- migrating user without CREATEROLE gets a warning, and the grants below skip missing roles.
+DO $$
+DECLARE
+    v_role text;
+BEGIN
+    FOREACH v_role IN ARRAY ARRAY['receiptd_worker', 'receiptd_app', 'receiptd_operator'] LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = v_role);
+        BEGIN
+            EXECUTE format('CREATE ROLE %I NOLOGIN', v_role);
+        EXCEPTION
+            WHEN duplicate_object OR unique_violation THEN NULL;
+            WHEN insufficient_privilege THEN
+                RAISE WARNING 'receiptd: cannot create role % (needs CREATEROLE); its grants are skipped', v_role;
+        END;
+    END LOOP;
+END $$;
+
+-- The functions that run as their owner are for the roles below only.
+REVOKE ALL ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.retry_order(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.cancel_order(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
+
+-- Grants are revoked and given again on every migrate, so this block is the whole truth about
+-- what each role may do.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_worker') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_worker;
+        -- Exactly the daemon's statements: claim, heartbeat, record, deliver, log attempts.
+        GRANT USAGE ON SCHEMA iap TO receiptd_worker;
+        GRANT SELECT, UPDATE ON iap.jobs, iap.orders TO receiptd_worker;
+        GRANT SELECT, INSERT ON iap.deliveries, iap.attempts TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
+        GRANT USAGE ON SCHEMA iap TO receiptd_app;
+        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) TO receiptd_app;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_operator;
+        GRANT USAGE ON SCHEMA iap TO receiptd_operator;
+        GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures TO receiptd_operator;
+        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries TO receiptd_operator;
+        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text) TO receiptd_operator;
+    END IF;
+END $$;

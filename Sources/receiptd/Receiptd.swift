@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 /// `receiptd`: verifies App Store receipts stored in PostgreSQL and records what each order received.
 @main
@@ -6,6 +7,26 @@ struct Receiptd: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "receiptd",
         abstract: "Verifies App Store receipts queued in PostgreSQL and delivers each paid purchase once.",
-        subcommands: [MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self, ChaosCommand.self]
+        subcommands: [
+            MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self,
+            StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self, EnqueueCommand.self,
+            ChaosCommand.self,
+        ]
     )
+
+    /// ArgumentParser's `main()`, except that usage errors exit with status 2, as most Unix tools do, instead of 64.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
+            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            Foundation.exit(OperatorExitCode.usage.rawValue)
+        }
+    }
 }

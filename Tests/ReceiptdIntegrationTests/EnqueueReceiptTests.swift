@@ -105,7 +105,8 @@ import Testing
         }
         let connection = try await database.connect()
         let tables = try await connection.execute(
-            "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1", ["iap"]).first?.int("n")
+            "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
+            ["iap"]).first?.int("n")
         #expect(tables == 4)
         await connection.close()
     }

@@ -1,0 +1,41 @@
+extension OperatorQueries {
+    /// The order with every job, every attempt and every delivery; throws `OperatorError.notFound` for an unknown order.
+    public func show(orderID: String) async throws -> OrderDetail {
+        let rows = try await connection.withSession { session in
+            try session.transaction { session in
+                try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                let order = try session.execute("""
+                    SELECT order_id, user_id, product_id, quantity, delivered_quantity, outcome::text AS outcome,
+                           \(Self.utc("created_at")) AS created_at, \(Self.utc("outcome_at")) AS outcome_at
+                    FROM iap.orders WHERE order_id = $1
+                    """, [orderID])
+                let jobs = try session.execute("""
+                    SELECT id, state, attempts, environment, \(Self.utc("created_at")) AS created_at, \(Self.utc("run_at")) AS run_at,
+                           \(Self.utc("started_at")) AS started_at, \(Self.utc("finished_at")) AS finished_at, last_error,
+                           superseded_by, locked_by
+                    FROM iap.jobs WHERE order_id = $1 ORDER BY id
+                    """, [orderID])
+                let attempts = try session.execute("""
+                    SELECT job_id, attempt, result, apple_status, http_status, environment, duration_ms, error_class, error,
+                           daemon, \(Self.utc("finished_at")) AS finished_at
+                    FROM iap.attempts WHERE order_id = $1 ORDER BY job_id, attempt, id
+                    """, [orderID])
+                let deliveries = try session.execute("""
+                    SELECT transaction_id, job_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment,
+                           \(Self.utc("delivered_at")) AS delivered_at
+                    FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
+                    """, [orderID])
+                return (order, jobs, attempts, deliveries)
+            }
+        }
+        guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(orderID)") }
+        let attemptsByJob = try Dictionary(grouping: rows.2.namedRows, by: { try $0.int64("job_id") })
+        return OrderDetail(
+            order: try OrderDetail.Order(row: orderRow),
+            jobs: try rows.1.namedRows.map { job in
+                let log = try (attemptsByJob[try job.int64("id")] ?? []).map(OrderDetail.Attempt.init(row:))
+                return try OrderDetail.Job(row: job, attemptLog: log)
+            },
+            deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)))
+    }
+}

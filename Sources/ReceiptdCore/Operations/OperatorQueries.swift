@@ -1,0 +1,62 @@
+/// The queries and actions behind `receiptd status`, `jobs`, `show`, `retry`, `cancel` and `enqueue`.
+///
+/// Every value goes to the server as a parameter. Reads need the `receiptd_operator` role; `retry` and
+/// `cancel` call its functions; `enqueue` needs only `receiptd_app`.
+public struct OperatorQueries: Sendable {
+    /// How many stuck jobs `status()` lists by name.
+    public static let stuckListLimit = 20
+
+    let connection: PostgresConnection
+
+    /// Uses `connection`; the caller opens and closes it.
+    public init(connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// SQL that renders a `timestamptz` expression as ISO-8601 UTC text, e.g. `2026-11-23T00:08:49Z`.
+    static func utc(_ expression: String) -> String {
+        "to_char(\(expression) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')"
+    }
+
+    /// The queue by state, retries of the last hour, stuck jobs and the count of recent failures, from one snapshot.
+    public func status() async throws -> QueueStatus {
+        let limit = Self.stuckListLimit
+        return try await connection.withSession { session in
+            try session.transaction { session in
+                try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                let states = try session.execute(
+                    "SELECT state, jobs, due_now, oldest_due_seconds, oldest_heartbeat_seconds FROM iap.queue_summary")
+                let retries = try session.execute(
+                    "SELECT error_class, retries, jobs, \(Self.utc("last_seen")) AS last_seen FROM iap.recent_retries")
+                let stuck = try session.execute("SELECT * FROM iap.stuck_jobs LIMIT $1", [limit])
+                let counts = try session.execute("""
+                    SELECT (SELECT count(*) FROM iap.stuck_jobs) AS stuck, (SELECT count(*) FROM iap.recent_failures) AS failures
+                    """)
+                return QueueStatus(
+                    states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
+                    retriesLastHour: try retries.namedRows.map(QueueStatus.RetryCount.init(row:)),
+                    stuckJobs: try stuck.namedRows.map(QueueStatus.StuckJob.init(row:)),
+                    stuckTotal: try counts.first?.int("stuck") ?? 0,
+                    recentFailures: try counts.first?.int("failures") ?? 0)
+            }
+        }
+    }
+
+    /// Jobs matching `filter`, newest first.
+    public func jobs(_ filter: JobFilter) async throws -> [JobSummary] {
+        let result = try await connection.execute("""
+            SELECT j.id, j.order_id, o.user_id, o.product_id, j.state, j.attempts, o.outcome::text AS outcome,
+                   \(Self.utc("j.created_at")) AS created_at, \(Self.utc("j.run_at")) AS run_at,
+                   \(Self.utc("j.finished_at")) AS finished_at, j.last_error
+            FROM iap.jobs j JOIN iap.orders o ON o.order_id = j.order_id
+            WHERE ($1::text IS NULL OR j.state = $1)
+              AND ($2::text IS NULL OR j.order_id = $2)
+              AND (($3::timestamptz IS NULL AND $4::int IS NULL)
+                   OR greatest(j.created_at, j.started_at, j.finished_at)
+                      >= coalesce($3::timestamptz, now() - make_interval(secs => $4::int)))
+            ORDER BY j.id DESC
+            LIMIT $5
+            """, [filter.state?.rawValue, filter.orderID, filter.since?.instantText, filter.since?.secondsAgoValue, filter.limit])
+        return try result.namedRows.map(JobSummary.init(row:))
+    }
+}

@@ -1,0 +1,64 @@
+/// What `receiptd status` shows: the queue by state, retries of the last hour, stuck jobs, recent failures.
+public struct QueueStatus: Sendable, Codable, Equatable {
+    /// One row of `iap.queue_summary`.
+    public struct StateCount: Sendable, Codable, Equatable {
+        /// The job state.
+        public var state: JobState
+        /// Jobs in this state.
+        public var jobs: Int
+        /// Pending jobs whose `run_at` has come.
+        public var dueNow: Int
+        /// Seconds since the oldest due pending job became due.
+        public var oldestDueSeconds: Int?
+        /// Seconds since the stalest running job's heartbeat.
+        public var oldestHeartbeatSeconds: Int?
+    }
+
+    /// One row of `iap.recent_retries`.
+    public struct RetryCount: Sendable, Codable, Equatable {
+        /// `transport`, `http`, `garbled`, …
+        public var errorClass: String
+        /// Attempts with result `retry` in the last hour.
+        public var retries: Int
+        /// Distinct jobs those attempts belong to.
+        public var jobs: Int
+        /// When the latest of them finished (ISO-8601, UTC).
+        public var lastSeen: String
+    }
+
+    /// One row of `iap.stuck_jobs`.
+    public struct StuckJob: Sendable, Codable, Equatable {
+        /// `iap.jobs.id`.
+        public var jobID: Int64
+        /// The job's order.
+        public var orderID: String
+        /// `running` or `pending`.
+        public var state: JobState
+        /// `lease_expired` (running, heartbeat over 60 s old) or `overdue` (pending, due over 5 minutes ago).
+        public var reason: String
+        /// Seconds since the heartbeat or since the job became due.
+        public var stuckSeconds: Int
+        /// Attempts so far.
+        public var attempts: Int
+        /// The daemon holding a running job.
+        public var lockedBy: String?
+        /// The job's last error.
+        public var lastError: String?
+    }
+
+    /// Every job state, in lifecycle order, including those with no jobs.
+    public var states: [StateCount]
+    /// Retries of the last hour by error class, most frequent first.
+    public var retriesLastHour: [RetryCount]
+    /// The longest-stuck jobs, at most `OperatorQueries.stuckListLimit`.
+    public var stuckJobs: [StuckJob]
+    /// How many jobs are stuck in all.
+    public var stuckTotal: Int
+    /// Rows of `iap.recent_failures`: failed jobs and invalid/failed orders of the last 24 hours.
+    public var recentFailures: Int
+
+    /// The number of jobs in `state`.
+    public func jobs(in state: JobState) -> Int {
+        states.first { $0.state == state }?.jobs ?? 0
+    }
+}

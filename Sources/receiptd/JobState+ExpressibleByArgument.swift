@@ -1,0 +1,5 @@
+import ArgumentParser
+import ReceiptdCore
+
+/// `--state pending`; the help lists every state.
+extension JobState: ExpressibleByArgument {}

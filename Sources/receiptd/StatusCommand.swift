@@ -1,0 +1,48 @@
+import ArgumentParser
+import ReceiptdCore
+
+/// `receiptd status`: the queue at a glance.
+struct StatusCommand: OperatorCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "status", abstract: "Show jobs by state, retries of the last hour, stuck jobs and recent failures.")
+
+    @OptionGroup var options: OperatorOptions
+
+    func run() async throws {
+        try await perform({ try await $0.status() }, text: Self.text)
+    }
+
+    /// The report for people: the state table, then retries, stuck jobs and failures.
+    static func text(_ status: QueueStatus) -> String {
+        var sections = [TextTable(
+            headers: ["STATE", "JOBS", "DUE NOW", "OLDEST DUE", "OLDEST HEARTBEAT"],
+            rows: status.states.map { row in
+                [row.state.rawValue, String(row.jobs), String(row.dueNow),
+                 HumanDuration.text(row.oldestDueSeconds), HumanDuration.text(row.oldestHeartbeatSeconds)]
+            }).render()]
+
+        if status.retriesLastHour.isEmpty {
+            sections.append("Retries in the last hour: none")
+        } else {
+            sections.append("Retries in the last hour:\n" + TextTable(
+                headers: ["ERROR CLASS", "RETRIES", "JOBS", "LAST SEEN"],
+                rows: status.retriesLastHour.map { [$0.errorClass, String($0.retries), String($0.jobs), $0.lastSeen] }).render())
+        }
+
+        if status.stuckTotal == 0 {
+            sections.append("Stuck jobs: none")
+        } else {
+            let shown = status.stuckJobs.count < status.stuckTotal ? " (the \(status.stuckJobs.count) longest shown)" : ""
+            sections.append("Stuck jobs: \(status.stuckTotal)\(shown)\n" + TextTable(
+                headers: ["JOB", "ORDER", "STATE", "REASON", "FOR", "ATTEMPTS", "LOCKED BY", "LAST ERROR"],
+                rows: status.stuckJobs.map { job in
+                    [String(job.jobID), job.orderID, job.state.rawValue, job.reason, HumanDuration.text(job.stuckSeconds),
+                     String(job.attempts), job.lockedBy, job.lastError]
+                }).render())
+        }
+
+        sections.append("Failures in the last 24 h: \(status.recentFailures)"
+            + (status.recentFailures > 0 ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : ""))
+        return sections.joined(separator: "\n\n")
+    }
+}

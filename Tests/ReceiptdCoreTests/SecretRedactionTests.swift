@@ -1,0 +1,26 @@
+import Testing
+import ReceiptdCore
+
+@Suite struct SecretRedactionTests {
+    @Test func uriPasswordsAreMaskedRawAndDecoded() {
+        let uri = "postgresql://receiptd:p%40ss%zzword@db.internal:5432/game?sslmode=require"
+        let message = #"invalid percent-encoded token: "p%40ss%zzword""#
+        #expect(SecretRedaction.redact(message, connectionString: uri) == #"invalid percent-encoded token: "***""#)
+        let decoded = SecretRedaction.redact("for p@ss", connectionString: "postgres://u:p%40ss@h/db")
+        #expect(decoded == "for ***")
+    }
+
+    @Test func queryAndKeywordPasswordsAreMasked() {
+        #expect(SecretRedaction.redact("x topsecret y", connectionString: "postgresql://h/db?user=u&password=topsecret") == "x *** y")
+        #expect(SecretRedaction.redact("bad hunter2", connectionString: "host=h password=hunter2 dbname=d") == "bad ***")
+        #expect(SecretRedaction.redact("it's it\\'s 'a b'", connectionString: "host=h password = 'a b' user=u") == "it's it\\'s '***'")
+        #expect(SecretRedaction.redact("keep o'x", connectionString: "password='o\\'x'") == "keep ***")
+    }
+
+    @Test func messagesWithoutAPasswordAreUnchanged() {
+        let message = #"connection to server at "127.0.0.1", port 1 failed"#
+        #expect(SecretRedaction.redact(message, connectionString: "host=127.0.0.1 port=1") == message)
+        #expect(SecretRedaction.redact(message, connectionString: "") == message)
+        #expect(SecretRedaction.redact(message, connectionString: "postgresql://u@127.0.0.1:1/x") == message)
+    }
+}
