@@ -106,7 +106,7 @@ import Testing
         let connection = try await database.connect()
         let tables = try await connection.execute(
             "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1", ["iap"]).first?.int("n")
-        #expect(tables == 3)
+        #expect(tables == 4)  // orders, jobs, deliveries, attempts
         await connection.close()
     }
 }
