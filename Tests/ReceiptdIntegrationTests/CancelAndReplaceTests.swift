@@ -42,6 +42,9 @@ import Testing
             let slow = try await f.enqueue("o1", receipt: slowReceipt)
             try await f.withDaemons { _ in
                 try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "running" }
+                // Running is not enough: under load the claim can precede the HTTP request, and only a
+                // request that reached Apple can be aborted by the client.
+                try await f.waitUntil { f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt } }
                 let fresh = try await f.enqueue("o1", receipt: Receipts.paying("22"))
                 let old = try await f.row("SELECT state, superseded_by FROM iap.jobs WHERE id = $1", [slow])
                 #expect(old["state"] == "superseded" && old["superseded_by"] == String(fresh))
