@@ -9,6 +9,8 @@ struct NotificationListener: Sendable {
 
     let connectionString: String
     let logger: Logger
+    /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
+    let readiness: ReadinessSignal
 
     /// Listens until the task is cancelled, yielding `.wake` and `.cancel` events.
     func run(events: AsyncStream<DaemonEvent>.Continuation) async {
@@ -20,6 +22,7 @@ struct NotificationListener: Sendable {
                 do {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
+                    readiness.fire()
                     if lostSince != nil { logger.notice("database reachable again; listening for notifications") }
                     lostSince = nil
                     pause = .milliseconds(250)

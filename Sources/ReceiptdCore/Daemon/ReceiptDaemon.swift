@@ -13,6 +13,7 @@ public final class ReceiptDaemon: Service {
     private let pool: DatabasePool
     private let runner: JobRunner
     private let logger: Logger
+    private let readiness = ReadinessSignal()
 
     /// Creates a daemon; nothing connects until `run()`.
     public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger) {
@@ -30,6 +31,11 @@ public final class ReceiptDaemon: Service {
     /// This daemon's `locked_by` value.
     public var identity: String { store.owner }
 
+    /// Returns once the database has answered and `LISTEN` is up (or when the calling task is cancelled).
+    ///
+    /// This is the moment to tell systemd `READY=1`: from now on no enqueued job goes unnoticed.
+    public func waitUntilReady() async { await readiness.wait() }
+
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     public func run() async throws {
@@ -37,7 +43,7 @@ public final class ReceiptDaemon: Service {
         logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let listener = NotificationListener(connectionString: connectionString, logger: logger)
+                let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness)
                 group.addTask { await listener.run(events: sink) }
                 group.addTask { await self.tick(events: sink) }
                 var dispatcher = Dispatcher(daemon: self, events: sink)
