@@ -15,6 +15,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -29,8 +31,11 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ],
             resources: [.embedInCode("SQL/iap_schema.sql")]
         ),
@@ -60,15 +65,24 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),
         .testTarget(
             name: "ReceiptdCoreTests",
-            dependencies: ["ReceiptdCore"]
+            dependencies: [
+                "ReceiptdCore",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
         .testTarget(
             name: "ReceiptdIntegrationTests",
-            dependencies: ["ReceiptdCore", "FakeAppStore", "ReceiptdTools"]
+            dependencies: [
+                "ReceiptdCore",
+                "FakeAppStore",
+                "ReceiptdTools",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
         ),
     ]
 )

@@ -79,6 +79,9 @@ public struct ChaosRun {
                 say("restarting PostgreSQL with -m immediate (\(open) jobs open)")
                 try postgres.restart(mode: .immediate)
                 restarted = true
+                await connection.close()
+                connection = try await PostgresConnection.connect(database)
+                continue
             }
             if open == 0 && replaced && restarted { break }
         }
@@ -105,7 +108,7 @@ public struct ChaosRun {
             "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
             "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
             "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
-            "RECEIPTD_SHUTDOWN_GRACE": "2", "RECEIPTD_LOG_LEVEL": "warning",
+            "RECEIPTD_SHUTDOWN_GRACE": "2", "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "",
         ]) { $1 }
         return environment
     }

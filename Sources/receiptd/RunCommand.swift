@@ -1,6 +1,8 @@
 import ArgumentParser
 import AsyncHTTPClient
+import Foundation
 import Logging
+import Prometheus
 import ReceiptdCore
 import ServiceLifecycle
 
@@ -12,18 +14,17 @@ struct RunCommand: AsyncParsableCommand {
 
     func run() async throws {
         let settings = try options.settings()
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = settings.logLevel
-            return handler
-        }
+        LogSetup.bootstrap(format: settings.logFormat, level: settings.logLevel)
         let logger = Logger(label: "receiptd")
+        // Before anything creates a metric, so every metric lands in the exported registry.
+        let registry = settings.metrics.map { _ in ReceiptdMetrics.bootstrapPrometheus() }
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemon = ReceiptDaemon(
             configuration: settings.daemon, connectionString: settings.databaseURL,
             verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger)
         let group = ServiceGroup(configuration: .init(
-            services: [daemon], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
+            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         do {
             try await group.run()
         } catch {
@@ -31,5 +32,25 @@ struct RunCommand: AsyncParsableCommand {
             throw error
         }
         try await client.shutdown()
+    }
+
+    /// The daemon and its companions. Graceful shutdown walks this list backwards: systemd hears
+    /// `STOPPING=1` first, the daemon drains next, and metrics and the watchdog stay up until it is done.
+    private func services(daemon: ReceiptDaemon, settings: ReceiptdSettings, registry: PrometheusCollectorRegistry?,
+                          logger: Logger) -> [any Service] {
+        let environment = ProcessInfo.processInfo.environment
+        let notifier = SystemdNotifier(environment: environment)
+        var services: [any Service] = []
+        if let watchdog = SystemdWatchdogService(environment: environment, notifier: notifier, logger: logger) {
+            services.append(watchdog)
+        }
+        if let address = settings.metrics, let registry {
+            let probe = DatabaseProbe(connectionString: settings.databaseURL)
+            services.append(MetricsServer(configuration: address, registry: registry, logger: logger,
+                                          readiness: { await probe.check() }))
+        }
+        services.append(daemon)
+        services.append(SystemdNotifyService(notifier: notifier, logger: logger) { await daemon.waitUntilReady() })
+        return services
     }
 }

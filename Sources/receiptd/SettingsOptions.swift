@@ -8,6 +8,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Production verifyReceipt URL (APPLE_VERIFY_URL).") var appleVerifyURL: String?
     @Option(help: "Sandbox verifyReceipt URL (APPLE_SANDBOX_VERIFY_URL).") var appleSandboxVerifyURL: String?
     @Option(help: "Shared secret; prefer the APPLE_SHARED_SECRET variable, flags show in `ps`.") var appleSharedSecret: String?
+    @Option(help: "File holding the shared secret (APPLE_SHARED_SECRET_FILE).") var appleSharedSecretFile: String?
     @Option(help: "Expected bundle id (APPLE_BUNDLE_ID).") var appleBundleID: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
@@ -18,6 +19,8 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Seconds before a silent daemon's jobs are reclaimed (RECEIPTD_LEASE).") var lease: String?
     @Option(help: "Seconds in-flight requests get on shutdown (RECEIPTD_SHUTDOWN_GRACE).") var shutdownGrace: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (RECEIPTD_LOG_LEVEL).") var logLevel: String?
+    @Option(help: "json or text; default text at a terminal, json otherwise (RECEIPTD_LOG_FORMAT).") var logFormat: String?
+    @Option(help: "host:port for /metrics, /healthz, /readyz; empty turns it off (RECEIPTD_METRICS_ADDR).") var metricsAddr: String?
 
     /// The process environment with the given flags laid over it.
     func mergedEnvironment() -> [String: String] {
@@ -25,10 +28,11 @@ struct SettingsOptions: ParsableArguments {
         let flags: [(String, String?)] = [
             ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
             ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
+            ("APPLE_SHARED_SECRET_FILE", appleSharedSecretFile),
             ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
             ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
-            ("RECEIPTD_LOG_LEVEL", logLevel),
+            ("RECEIPTD_LOG_LEVEL", logLevel), ("RECEIPTD_LOG_FORMAT", logFormat), ("RECEIPTD_METRICS_ADDR", metricsAddr),
         ]
         for case let (name, value?) in flags { environment[name] = value }
         return environment

@@ -38,16 +38,22 @@ import Testing
 
     @Test func aRunningJobWithAnotherReceiptIsAbortedAndItsLateAnswerIgnored() async throws {
         try await Fixture.with { f in
-            let slowReceipt = Receipts.paying("21", delay: 2_000)
+            let slowReceipt = Receipts.paying("21", delay: 5_000)
             let slow = try await f.enqueue("o1", receipt: slowReceipt)
             try await f.withDaemons { _ in
                 try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "running" }
+                // Running is not enough: under load the claim can precede the HTTP request, and only a
+                // request that reached Apple can be aborted by the client.
+                try await f.waitUntil { f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt } }
                 let fresh = try await f.enqueue("o1", receipt: Receipts.paying("22"))
                 let old = try await f.row("SELECT state, superseded_by FROM iap.jobs WHERE id = $1", [slow])
                 #expect(old["state"] == "superseded" && old["superseded_by"] == String(fresh))
                 try await f.waitUntilSettled()
-                // The slow answer would have come by now; it must not be recorded.
-                try await Task.sleep(for: .milliseconds(2_500))
+                try await f.waitUntil(timeout: .seconds(10)) {
+                    f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt && $0.abortedByClient }
+                }
+                // Past the moment the slow answer would have come: it must not be recorded.
+                try await Task.sleep(for: .milliseconds(5_500))
             }
             #expect(try await f.value("SELECT string_agg(transaction_id, ',') FROM iap.deliveries") == "22")
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "superseded")

@@ -30,14 +30,14 @@ import Testing
         try await Fixture.with { f in
             let slow = try await f.enqueue("slow", receipt: Receipts.paying("2001", delay: 10_000))
             let quick = try await f.enqueue("quick", user: "u2", receipt: Receipts.paying("2002", delay: 300))
-            let settings = f.settings { $0.daemon.shutdownGrace = 1 }
+            let settings = f.settings { $0.daemon.shutdownGrace = 4 }
             let started = ContinuousClock.now
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil {
                     try await f.value("SELECT count(*) FROM iap.jobs WHERE state = 'running'") == "2"
                 }
             }
-            #expect(ContinuousClock.now - started < .seconds(8))
+            #expect(ContinuousClock.now - started < .seconds(12))
             let slowRow = try await f.row("SELECT state, attempts, locked_by FROM iap.jobs WHERE id = $1", [slow])
             #expect(slowRow["state"] == "pending" && slowRow["attempts"] == "0" && slowRow["locked_by"] == nil)
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [quick]) == "succeeded")

@@ -77,12 +77,13 @@ import Testing
 
     @Test func aTimeoutIsRetried() async throws {
         try await Fixture.with { f in
-            try await f.enqueue("o1", receipt: receipt("1201", script: [ScriptStep(delayMilliseconds: 3_000)]))
-            let settings = f.settings { $0.apple.requestTimeout = .milliseconds(500) }
+            let job = try await f.enqueue("o1", receipt: receipt("1201", script: [ScriptStep(delayMilliseconds: 8_000)]))
+            let settings = f.settings { $0.apple.requestTimeout = .seconds(2) }
             try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
-            let row = try await f.order("o1")
-            #expect(row["outcome"] == "full")
-            #expect(row["attempts"] == "2")
+            #expect(try await f.order("o1")["outcome"] == "full")
+            let first = try await f.row("SELECT result, error_class, duration_ms FROM iap.attempts WHERE job_id = $1 AND attempt = 1", [job])
+            #expect(first["result"] == "retry" && first["error_class"] == "transport")
+            #expect((Int(first["duration_ms"] ?? "") ?? 0) < 7_000, "the timeout, not the stand-in, ended the call")
         }
     }
 

@@ -49,4 +49,37 @@ struct EnvironmentReader {
         }
         return level
     }
+
+    func logFormat(_ name: String) throws(ConfigurationError) -> LogFormat? {
+        guard let text = string(name) else { return nil }
+        guard let format = LogFormat(rawValue: text.lowercased()) else {
+            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not one of json, text")
+        }
+        return format
+    }
+
+    /// `host:port` to listen on; `fallback` when unset, nil (off) when set to the empty string.
+    func listenAddress(_ name: String, fallback: MetricsServer.Configuration) throws(ConfigurationError) -> MetricsServer.Configuration? {
+        guard let text = environment[name] else { return fallback }
+        guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
+        guard let address = MetricsServer.Configuration(address: text) else {
+            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not host:port (for example 127.0.0.1:9464)")
+        }
+        return address
+    }
+
+    /// The contents of the file the variable names, without trailing line breaks. The error names
+    /// the variable and the path, never the contents.
+    func secretFile(_ name: String) throws(ConfigurationError) -> String? {
+        guard let path = string(name) else { return nil }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigurationError(variable: name, problem: "cannot read \"\(path)\"")
+        }
+        guard var secret = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(variable: name, problem: "\"\(path)\" is not UTF-8 text")
+        }
+        while let last = secret.last, last == "\n" || last == "\r" || last == "\r\n" { secret.removeLast() }
+        guard !secret.isEmpty else { throw ConfigurationError(variable: name, problem: "\"\(path)\" is empty") }
+        return secret
+    }
 }

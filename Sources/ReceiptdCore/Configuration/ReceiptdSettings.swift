@@ -10,14 +10,21 @@ public struct ReceiptdSettings: Sendable {
     public var daemon: ReceiptDaemon.Configuration
     /// Log level.
     public var logLevel: Logger.Level
+    /// Log format; nil picks text at a terminal and JSON otherwise.
+    public var logFormat: LogFormat?
+    /// Where `/metrics`, `/healthz` and `/readyz` are served; nil turns the endpoint off.
+    public var metrics: MetricsServer.Configuration?
 
     /// Creates settings from values.
     public init(databaseURL: String = "", apple: AppleVerifier.Configuration = .init(),
-                daemon: ReceiptDaemon.Configuration = .init(), logLevel: Logger.Level = .info) {
+                daemon: ReceiptDaemon.Configuration = .init(), logLevel: Logger.Level = .info,
+                logFormat: LogFormat? = nil, metrics: MetricsServer.Configuration? = .init()) {
         self.databaseURL = databaseURL
         self.apple = apple
         self.daemon = daemon
         self.logLevel = logLevel
+        self.logFormat = logFormat
+        self.metrics = metrics
     }
 
     /// Reads the variables documented in README.md; unset ones take their defaults.
@@ -27,7 +34,7 @@ public struct ReceiptdSettings: Sendable {
         databaseURL = reader.string("DATABASE_URL") ?? ""
         apple.productionURL = try reader.url("APPLE_VERIFY_URL") ?? apple.productionURL
         apple.sandboxURL = try reader.url("APPLE_SANDBOX_VERIFY_URL") ?? apple.sandboxURL
-        apple.sharedSecret = reader.string("APPLE_SHARED_SECRET")
+        apple.sharedSecret = try Self.sharedSecret(reader)
         apple.requestTimeout = .seconds(try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true) ?? 30)
         daemon.expectedBundleID = reader.string("APPLE_BUNDLE_ID")
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency
@@ -39,9 +46,21 @@ public struct ReceiptdSettings: Sendable {
         daemon.lease = try reader.seconds("RECEIPTD_LEASE", positive: true) ?? daemon.lease
         daemon.shutdownGrace = try reader.seconds("RECEIPTD_SHUTDOWN_GRACE") ?? daemon.shutdownGrace
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
+        logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
+        metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
         if daemon.lease <= Double(apple.requestTimeout.components.seconds) {
             throw ConfigurationError(variable: "RECEIPTD_LEASE",
                                      problem: "must be longer than the Apple request timeout (\(apple.requestTimeout))")
         }
+    }
+
+    /// `APPLE_SHARED_SECRET`, or the contents of the file `APPLE_SHARED_SECRET_FILE` names (systemd credentials).
+    private static func sharedSecret(_ reader: EnvironmentReader) throws(ConfigurationError) -> String? {
+        let inline = reader.string("APPLE_SHARED_SECRET")
+        guard let fromFile = try reader.secretFile("APPLE_SHARED_SECRET_FILE") else { return inline }
+        guard inline == nil else {
+            throw ConfigurationError(variable: "APPLE_SHARED_SECRET_FILE", problem: "set it or APPLE_SHARED_SECRET, not both")
+        }
+        return fromFile
     }
 }

@@ -2,8 +2,6 @@
 enum DaemonEvent: Sendable {
     /// Jobs may be due: a notification, a poll tick, or a reconnect.
     case wake
-    /// A job was superseded while running; abort it if it is ours.
-    case cancel(jobID: Int64)
     /// A job task ended; `appleHealthy` says whether Apple answered (nil: no judgement, e.g. abandoned).
     case finished(jobID: Int64, appleHealthy: Bool?)
     /// Graceful shutdown began: stop claiming.

@@ -14,4 +14,10 @@ enum LogKey {
     static let environment = "environment"
     /// An error description.
     static let error = "error"
+    /// What systemd was told (`ready`, `stopping`).
+    static let systemdState = "systemd_state"
+    /// How often the systemd watchdog is fed.
+    static let watchdogPeriod = "watchdog_period"
+    /// The `host:port` an HTTP endpoint listens on.
+    static let listenAddress = "listen_address"
 }

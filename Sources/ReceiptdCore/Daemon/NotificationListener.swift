@@ -9,9 +9,11 @@ struct NotificationListener: Sendable {
 
     let connectionString: String
     let logger: Logger
+    /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
+    let readiness: ReadinessSignal
 
-    /// Listens until the task is cancelled, yielding `.wake` and `.cancel` events.
-    func run(events: AsyncStream<DaemonEvent>.Continuation) async {
+    /// Listens until the task is cancelled: new jobs wake the dispatcher, cancelled ones are aborted directly.
+    func run(wake: WakeSignal, inFlight: InFlightJobs) async {
         var pause = Duration.milliseconds(250)
         var lostSince: ContinuousClock.Instant?
         while !Task.isCancelled {
@@ -20,12 +22,13 @@ struct NotificationListener: Sendable {
                 do {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
+                    readiness.fire()
                     if lostSince != nil { logger.notice("database reachable again; listening for notifications") }
                     lostSince = nil
                     pause = .milliseconds(250)
                     // Anything enqueued while we were not listening is found by polling at once.
-                    events.yield(.wake)
-                    try await forward(from: connection, to: events)
+                    wake.wake()
+                    try await forward(from: connection, wake: wake, inFlight: inFlight)
                 } catch {
                     await connection.close()
                     throw error
@@ -42,18 +45,18 @@ struct NotificationListener: Sendable {
         }
     }
 
-    private func forward(from connection: PostgresConnection, to events: AsyncStream<DaemonEvent>.Continuation) async throws {
+    private func forward(from connection: PostgresConnection, wake: WakeSignal, inFlight: InFlightJobs) async throws {
         while !Task.isCancelled {
             let notifications = try await connection.withSession { try $0.waitForNotifications(timeoutMilliseconds: 200) }
-            var wake = false
+            var newJobs = false
             for notification in notifications {
                 if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
-                    events.yield(.cancel(jobID: id))
+                    inFlight.abort(id)
                 } else {
-                    wake = true
+                    newJobs = true
                 }
             }
-            if wake { events.yield(.wake) }
+            if newJobs { wake.wake() }
         }
     }
 }

@@ -7,40 +7,43 @@ extension ReceiptDaemon {
 
         let daemon: ReceiptDaemon
         let events: AsyncStream<DaemonEvent>.Continuation
-        private var inFlight: [Int64: AbortSignal] = [:]
+        let wake: WakeSignal
+        let inFlight: InFlightJobs
         private var draining = false
         private var claimFailing = false
         private var breaker: CircuitBreaker
+        private let startedAt = ContinuousClock.now
 
-        init(daemon: ReceiptDaemon, events: AsyncStream<DaemonEvent>.Continuation) {
+        init(daemon: ReceiptDaemon, events: AsyncStream<DaemonEvent>.Continuation, wake: WakeSignal, inFlight: InFlightJobs) {
             self.daemon = daemon
             self.events = events
+            self.wake = wake
+            self.inFlight = inFlight
             self.breaker = CircuitBreaker(configuration: daemon.settings.circuitBreaker)
         }
 
         mutating func handle(_ event: DaemonEvent, group: inout DiscardingTaskGroup) async -> Next {
             switch event {
             case .wake:
+                wake.consumed()
                 await fill(&group)
-            case .cancel(let jobID):
-                inFlight[jobID]?.fire()
             case .finished(let jobID, let appleHealthy):
-                inFlight[jobID] = nil
+                inFlight.remove(jobID)
                 if let appleHealthy { noteAppleHealth(appleHealthy) } else { breaker.inconclusive() }
-                if draining { return inFlight.isEmpty ? .stop : .proceed }
+                if draining { return (inFlight.count == 0) ? .stop : .proceed }
                 await fill(&group)
             case .shutdown:
                 guard !draining else { return .proceed }
                 draining = true
                 daemon.log.notice("shutting down: no new claims", metadata: ["in_flight": "\(inFlight.count)"])
-                if inFlight.isEmpty { return .stop }
+                if (inFlight.count == 0) { return .stop }
                 let grace = daemon.settings.shutdownGrace
                 group.addTask { [events] in
                     try? await Task.sleep(for: .seconds(grace))
                     events.yield(.graceExpired)
                 }
             case .graceExpired:
-                inFlight.values.forEach { $0.fire() }
+                inFlight.abortAll()
             }
             return .proceed
         }
@@ -58,7 +61,11 @@ extension ReceiptDaemon {
         }
 
         /// Claims jobs until every slot is used or nothing more is due.
+        ///
+        /// Not before `LISTEN` is up (a replaced receipt's cancel notification would be missed), unless the
+        /// listener has not managed that within a few polls: then polling alone keeps orders moving.
         private mutating func fill(_ group: inout DiscardingTaskGroup) async {
+            guard daemon.isListening || ContinuousClock.now - startedAt > .seconds(5 * daemon.settings.pollInterval) else { return }
             while !draining {
                 let free = daemon.settings.concurrency - inFlight.count
                 guard free > 0 else { return }
@@ -76,8 +83,7 @@ extension ReceiptDaemon {
                 }
                 breaker.started(jobs.count)
                 for job in jobs {
-                    let abort = AbortSignal()
-                    inFlight[job.id] = abort
+                    let abort = inFlight.add(job.id)
                     group.addTask { [daemon, events] in
                         let appleHealthy = await daemon.process(job, abort: abort)
                         events.yield(.finished(jobID: job.id, appleHealthy: appleHealthy))

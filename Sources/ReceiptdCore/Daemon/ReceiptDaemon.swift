@@ -13,6 +13,7 @@ public final class ReceiptDaemon: Service {
     private let pool: DatabasePool
     private let runner: JobRunner
     private let logger: Logger
+    private let readiness = ReadinessSignal()
 
     /// Creates a daemon; nothing connects until `run()`.
     public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger) {
@@ -30,17 +31,24 @@ public final class ReceiptDaemon: Service {
     /// This daemon's `locked_by` value.
     public var identity: String { store.owner }
 
+    /// Returns once the database has answered and `LISTEN` is up (or when the calling task is cancelled).
+    ///
+    /// This is the moment to tell systemd `READY=1`: from now on no enqueued job goes unnoticed.
+    public func waitUntilReady() async { await readiness.wait() }
+
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     public func run() async throws {
         let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
+        let wake = WakeSignal(events: sink)
+        let inFlight = InFlightJobs()
         logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let listener = NotificationListener(connectionString: connectionString, logger: logger)
-                group.addTask { await listener.run(events: sink) }
-                group.addTask { await self.tick(events: sink) }
-                var dispatcher = Dispatcher(daemon: self, events: sink)
+                let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness)
+                group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
+                group.addTask { await self.tick(wake: wake) }
+                var dispatcher = Dispatcher(daemon: self, events: sink, wake: wake, inFlight: inFlight)
                 for await event in events {
                     if await dispatcher.handle(event, group: &group) == .stop { break }
                 }
@@ -60,12 +68,12 @@ public final class ReceiptDaemon: Service {
     }
 
     /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
-    private func tick(events: AsyncStream<DaemonEvent>.Continuation) async {
+    private func tick(wake: WakeSignal) async {
         var lastLeaseWork = ContinuousClock.now - .seconds(configuration.lease)
         var databaseDown = false
         while !Task.isCancelled {
             try? await Task.sleep(for: .seconds(configuration.pollInterval))
-            events.yield(.wake)
+            wake.wake()
             guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
             do {
                 try await store.heartbeat()
@@ -84,5 +92,6 @@ public final class ReceiptDaemon: Service {
     func claim(limit: Int) async throws -> [ClaimedJob] { try await store.claim(limit: limit) }
     func process(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? { await runner.run(job, abort: abort) }
     var settings: Configuration { configuration }
+    var isListening: Bool { readiness.isFired }
     var log: Logger { logger }
 }

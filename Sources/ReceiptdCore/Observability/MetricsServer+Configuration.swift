@@ -1,0 +1,36 @@
+import Foundation
+
+extension MetricsServer {
+    /// Where the endpoint listens (`RECEIPTD_METRICS_ADDR`).
+    public struct Configuration: Sendable, Equatable {
+        /// Host or IP address to bind; `0.0.0.0` or `::` for every interface.
+        public var host: String
+        /// TCP port; 0 picks a free one (tests).
+        public var port: Int
+
+        /// Creates a configuration; the default is loopback only, port 9464.
+        public init(host: String = "127.0.0.1", port: Int = 9464) {
+            self.host = host
+            self.port = port
+        }
+
+        /// `host:port`, with brackets around an IPv6 address.
+        public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+        /// Parses `host:port`, `[ipv6]:port` or `:port` (every interface); nil when malformed.
+        public init?(address: String) {
+            let text = address.trimmingCharacters(in: .whitespaces)
+            guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+                  (0...65_535).contains(port) else { return nil }
+            var host = String(text[..<colon])
+            if host.hasPrefix("[") && host.hasSuffix("]") {
+                host = String(host.dropFirst().dropLast())
+                guard host.contains(":") else { return nil }
+            } else if host.contains(":") || host.contains("[") || host.contains("]") {
+                return nil  // An IPv6 address needs its brackets.
+            }
+            guard !host.contains(where: \.isWhitespace) else { return nil }
+            self.init(host: host.isEmpty ? "0.0.0.0" : host, port: port)
+        }
+    }
+}

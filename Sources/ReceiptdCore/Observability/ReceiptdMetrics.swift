@@ -1,0 +1,92 @@
+import CoreMetrics
+
+/// The daemon's metrics, with their names and labels in one place; backed by whatever swift-metrics
+/// factory it is given (the bootstrapped Prometheus one in production, a private registry in tests).
+///
+/// Label values are small fixed vocabularies (states, outcomes, error classes), never ids.
+public struct ReceiptdMetrics: Sendable {
+    /// The Prometheus metric names.
+    public enum Name {
+        /// Counter: jobs taken by claim statements.
+        public static let jobsClaimed = "receiptd_jobs_claimed_total"
+        /// Counter by `state` (`succeeded`, `failed`, …) and `outcome` (an `iap.outcome`, or `none`).
+        public static let jobsFinished = "receiptd_jobs_finished_total"
+        /// Histogram by `environment` and `result`: seconds per verifyReceipt call.
+        public static let appleRequestDuration = "receiptd_apple_request_duration_seconds"
+        /// Counter by `error_class`: attempts that ended in a transient failure and will be retried.
+        public static let retries = "receiptd_retries_total"
+        /// Gauge: Apple requests in flight in this process.
+        public static let jobsInFlight = "receiptd_jobs_in_flight"
+        /// Gauge (sampled): pending jobs whose `run_at` has passed.
+        public static let queueDue = "receiptd_queue_due_jobs"
+        /// Gauge (sampled): seconds since the oldest due job became due; 0 when none is due.
+        public static let queueOldestDueAge = "receiptd_queue_oldest_due_age_seconds"
+        /// Counter: database connections re-established after a loss.
+        public static let databaseReconnects = "receiptd_database_reconnects_total"
+    }
+
+    /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
+    public static let appleRequestBuckets: [Duration] = [
+        .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
+        .milliseconds(2500), .seconds(5), .seconds(10), .seconds(20), .seconds(30),
+    ]
+
+    private let factory: any MetricsFactory
+    private let claimed: Counter
+    private let inFlight: Meter
+    private let due: Meter
+    private let oldestDueAge: Meter
+    private let reconnects: Counter
+
+    /// Creates the metrics on `factory`; by default the one `MetricsSystem` was bootstrapped with.
+    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+        self.factory = factory
+        claimed = Counter(label: Name.jobsClaimed, factory: factory)
+        inFlight = Meter(label: Name.jobsInFlight, factory: factory)
+        due = Meter(label: Name.queueDue, factory: factory)
+        oldestDueAge = Meter(label: Name.queueOldestDueAge, factory: factory)
+        reconnects = Counter(label: Name.databaseReconnects, factory: factory)
+    }
+
+    /// A claim statement took `count` jobs.
+    public func jobsClaimed(_ count: Int) {
+        guard count > 0 else { return }
+        claimed.increment(by: count)
+    }
+
+    /// A job left `running` for good: its final `state`, and the order's outcome if one was recorded.
+    public func jobFinished(state: String, outcome: OrderOutcome? = nil) {
+        Counter(label: Name.jobsFinished, dimensions: [("state", state), ("outcome", outcome?.rawValue ?? "none")],
+                factory: factory).increment()
+    }
+
+    /// One verifyReceipt call took `seconds` and ended as `resultClass` (`ok`, `transport`, `http`, …).
+    public func appleRequest(environment: AppleEnvironment, resultClass: String, seconds: Double) {
+        Timer(label: Name.appleRequestDuration,
+              dimensions: [("environment", environment.rawValue.lowercased()), ("result", resultClass)],
+              factory: factory).recordSeconds(seconds)
+    }
+
+    /// An attempt failed transiently with `errorClass` and the job will be retried.
+    public func retry(errorClass: String) {
+        Counter(label: Name.retries, dimensions: [("error_class", errorClass)], factory: factory).increment()
+    }
+
+    /// Sets the number of Apple requests in flight.
+    public func setInFlight(_ count: Int) { inFlight.set(count) }
+
+    /// One more Apple request in flight.
+    public func inFlightIncrement() { inFlight.increment() }
+
+    /// One Apple request fewer in flight.
+    public func inFlightDecrement() { inFlight.decrement() }
+
+    /// A sample of the queue: jobs due now, and how long the oldest of them has waited.
+    public func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
+        due.set(count)
+        oldestDueAge.set(max(0, oldestDueAgeSeconds))
+    }
+
+    /// A lost database connection was re-established.
+    public func databaseReconnect() { reconnects.increment() }
+}
