@@ -18,6 +18,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "Seconds a purchase may predate its order (RECEIPTD_PURCHASE_SKEW).") var purchaseSkew: String?
     @Option(help: "Seconds before a silent daemon's jobs are reclaimed (RECEIPTD_LEASE).") var lease: String?
     @Option(help: "Seconds in-flight requests get on shutdown (RECEIPTD_SHUTDOWN_GRACE).") var shutdownGrace: String?
+    @Option(help: "Keep finished jobs and attempts this long, e.g. 30d (RECEIPTD_RETENTION).") var retention: String?
     @Option(help: "trace, debug, info, notice, warning, error or critical (RECEIPTD_LOG_LEVEL).") var logLevel: String?
     @Option(help: "json or text; default text at a terminal, json otherwise (RECEIPTD_LOG_FORMAT).") var logFormat: String?
     @Option(help: "host:port for /metrics, /healthz, /readyz; empty turns it off (RECEIPTD_METRICS_ADDR).") var metricsAddr: String?
@@ -32,6 +33,7 @@ struct SettingsOptions: ParsableArguments {
             ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
             ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
+            ("RECEIPTD_RETENTION", retention),
             ("RECEIPTD_LOG_LEVEL", logLevel), ("RECEIPTD_LOG_FORMAT", logFormat), ("RECEIPTD_METRICS_ADDR", metricsAddr),
         ]
         for case let (name, value?) in flags { environment[name] = value }

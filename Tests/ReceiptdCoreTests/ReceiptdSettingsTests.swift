@@ -44,3 +44,15 @@ import Testing
         }
     }
 }
+
+@Suite struct RetentionSettingTests {
+    @Test func retentionTakesSecondsOrUnits() throws {
+        #expect(try ReceiptdSettings(environment: [:]).daemon.retention == 30 * 86_400)
+        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "7d"]).daemon.retention == 7 * 86_400)
+        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "12h"]).daemon.retention == 12 * 3_600)
+        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "90"]).daemon.retention == 90)
+        for bad in ["soon", "-1d", "0"] {
+            #expect(throws: ConfigurationError.self) { try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": bad]) }
+        }
+    }
+}

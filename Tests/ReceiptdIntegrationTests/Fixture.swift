@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FakeAppStore
 import Foundation
 import Logging
+import CoreMetrics
 import ReceiptdCore
 import ServiceLifecycle
 import Testing
@@ -48,13 +49,14 @@ struct Fixture: Sendable {
     /// Runs one daemon (or `count`) while `body` runs, then shuts them down gracefully.
     func withDaemons(
         count: Int = 1, settings: ReceiptdSettings? = nil, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        metrics: ReceiptdMetrics = ReceiptdMetrics(factory: NOOPMetricsHandler.instance),
         _ body: ([ReceiptDaemon]) async throws -> Void
     ) async throws {
         let settings = settings ?? self.settings()
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemons = (0..<count).map { _ in
             ReceiptDaemon(configuration: settings.daemon, connectionString: settings.databaseURL,
-                          verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger)
+                          verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger, metrics: metrics)
         }
         let group = ServiceGroup(configuration: .init(services: daemons, logger: logger))
         do {

@@ -32,6 +32,19 @@ struct EnvironmentReader {
         return value
     }
 
+    /// A duration: plain seconds, or a number with `s`, `m`, `h` or `d` (`30d`, `12h`).
+    func duration(_ name: String) throws(ConfigurationError) -> Double? {
+        guard let text = string(name)?.trimmingCharacters(in: .whitespaces) else { return nil }
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
+        let unit = text.last.flatMap { units[$0] }
+        let number = unit == nil ? text : String(text.dropLast())
+        guard let value = Double(number), value.isFinite else {
+            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a duration (seconds, or a number with s, m, h or d)")
+        }
+        guard value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
+        return value * (unit ?? 1)
+    }
+
     func url(_ name: String) throws(ConfigurationError) -> String? {
         guard let text = string(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",

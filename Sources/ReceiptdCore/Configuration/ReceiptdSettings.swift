@@ -45,6 +45,7 @@ public struct ReceiptdSettings: Sendable {
         daemon.purchaseSkew = try reader.seconds("RECEIPTD_PURCHASE_SKEW") ?? daemon.purchaseSkew
         daemon.lease = try reader.seconds("RECEIPTD_LEASE", positive: true) ?? daemon.lease
         daemon.shutdownGrace = try reader.seconds("RECEIPTD_SHUTDOWN_GRACE") ?? daemon.shutdownGrace
+        daemon.retention = try reader.duration("RECEIPTD_RETENTION") ?? daemon.retention
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())

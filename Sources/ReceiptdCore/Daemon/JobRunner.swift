@@ -7,6 +7,7 @@ struct JobRunner: Sendable {
     let store: JobStore
     let configuration: ReceiptDaemon.Configuration
     let logger: Logger
+    let metrics: ReceiptdMetrics
 
     /// Processes `job`; when `abort` fires first, the Apple request is cancelled and nothing is written.
     /// Returns what the attempt says about Apple's health, for the circuit breaker.
@@ -36,6 +37,8 @@ struct JobRunner: Sendable {
         }
         let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
         let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, call: answer, verdict: verdict)
+        metrics.appleRequest(environment: attempt.environment ?? .production, resultClass: attempt.errorClass ?? "ok",
+                             seconds: Double(attempt.durationMilliseconds) / 1000)
         await record(verdict, attempt: attempt, for: job, logger: logger)
         return attempt.appleHealthy
     }
@@ -78,10 +81,12 @@ struct JobRunner: Sendable {
                 var rejected = attempt
                 rejected.result = .rejected
                 rejected.error = reason
+                metrics.jobFinished(state: "failed", outcome: .invalid)
                 return try await store.recordRejection(job, reason: reason, attempt: rejected)
             }
             let (recording, plan) = try await store.recordVerified(
                 job, response: response, environment: environment, planner: planner, attempt: attempt)
+            if recording != .abandoned { metrics.jobFinished(state: "succeeded", outcome: plan?.orderResults.first?.outcome) }
             if let plan, let own = plan.orderResults.first {
                 logger.info("order settled", metadata: [
                     "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",
@@ -95,6 +100,8 @@ struct JobRunner: Sendable {
             let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
             let recording = try await store.recordRetry(
                 job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts, attempt: attempt)
+            metrics.retry(errorClass: failure.errorClass)
+            if recording == .recorded(state: "failed") { metrics.jobFinished(state: "failed", outcome: .failed) }
             let level: Logger.Level = recording == .recorded(state: "failed") ? .error : .warning
             logger.log(level: level, "attempt failed", metadata: [
                 LogKey.errorClass: "\(failure.errorClass)", LogKey.error: "\(failure.reason)",
@@ -103,6 +110,7 @@ struct JobRunner: Sendable {
             return recording
         case .reject(let reason):
             logger.notice("receipt rejected by Apple", metadata: [LogKey.error: "\(reason)"])
+            metrics.jobFinished(state: "failed", outcome: .invalid)
             return try await store.recordRejection(job, reason: reason, attempt: attempt)
         }
     }

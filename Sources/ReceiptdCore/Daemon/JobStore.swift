@@ -83,4 +83,19 @@ public struct JobStore: Sendable {
             SELECT count(*) AS n FROM lapsed
             """, [lease, maxAttempts]).first?.int("n") ?? 0
     }
+
+    /// Jobs due now and how long the oldest of them has waited, for the queue gauges.
+    public func queueDepth() async throws -> (due: Int, oldestDueAgeSeconds: Double) {
+        let row = try await pool.execute("""
+            SELECT count(*) AS due, coalesce(extract(epoch FROM now() - min(run_at)), 0)::float8 AS age
+            FROM iap.jobs WHERE state = 'pending' AND run_at <= now()
+            """).first
+        return (try row?.int("due") ?? 0, Double(row?["age"] ?? "") ?? 0)
+    }
+
+    /// Deletes up to `batch` finished jobs (with their attempts) older than `retention` seconds; the ledger and
+    /// orders stay. Returns how many went.
+    public func purgeFinished(retention: Double, batch: Int) async throws -> Int {
+        try await pool.execute("SELECT iap.purge_finished(make_interval(secs => $1), $2) AS n", [retention, batch]).first?.int("n") ?? 0
+    }
 }

@@ -11,6 +11,7 @@ struct NotificationListener: Sendable {
     let logger: Logger
     /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
     let readiness: ReadinessSignal
+    let metrics: ReceiptdMetrics
 
     /// Listens until the task is cancelled: new jobs wake the dispatcher, cancelled ones are aborted directly.
     func run(wake: WakeSignal, inFlight: InFlightJobs) async {
@@ -23,7 +24,10 @@ struct NotificationListener: Sendable {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
                     readiness.fire()
-                    if lostSince != nil { logger.notice("database reachable again; listening for notifications") }
+                    if lostSince != nil {
+                        logger.notice("database reachable again; listening for notifications")
+                        metrics.databaseReconnect()
+                    }
                     lostSince = nil
                     pause = .milliseconds(250)
                     // Anything enqueued while we were not listening is found by polling at once.

@@ -21,6 +21,10 @@ extension ReceiptDaemon {
         public var claimBatchSize: Int
         /// Database connections for claiming and recording (the listener has its own).
         public var databaseConnections: Int
+        /// Finished jobs and their attempts older than this many seconds are deleted (`RECEIPTD_RETENTION`).
+        public var retention: Double
+        /// Most jobs one retention pass deletes; small, so it never holds locks for long.
+        public var retentionBatch: Int
         /// When Apple is failing, claiming pauses.
         public var circuitBreaker: CircuitBreaker.Configuration
 
@@ -29,8 +33,10 @@ extension ReceiptDaemon {
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
             pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String? = nil,
             lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 4,
-            circuitBreaker: CircuitBreaker.Configuration = .init()
+            circuitBreaker: CircuitBreaker.Configuration = .init(), retention: Double = 30 * 86_400, retentionBatch: Int = 500
         ) {
+            self.retention = retention
+            self.retentionBatch = retentionBatch
             self.circuitBreaker = circuitBreaker
             self.concurrency = concurrency
             self.maxAttempts = maxAttempts

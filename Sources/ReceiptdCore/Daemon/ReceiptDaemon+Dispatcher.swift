@@ -29,6 +29,7 @@ extension ReceiptDaemon {
                 await fill(&group)
             case .finished(let jobID, let appleHealthy):
                 inFlight.remove(jobID)
+                daemon.metrics.setInFlight(inFlight.count)
                 if let appleHealthy { noteAppleHealth(appleHealthy) } else { breaker.inconclusive() }
                 if draining { return (inFlight.count == 0) ? .stop : .proceed }
                 await fill(&group)
@@ -82,6 +83,7 @@ extension ReceiptDaemon {
                     return
                 }
                 breaker.started(jobs.count)
+                daemon.metrics.jobsClaimed(jobs.count)
                 for job in jobs {
                     let abort = inFlight.add(job.id)
                     group.addTask { [daemon, events] in
@@ -89,6 +91,7 @@ extension ReceiptDaemon {
                         events.yield(.finished(jobID: job.id, appleHealthy: appleHealthy))
                     }
                 }
+                daemon.metrics.setInFlight(inFlight.count)
                 if jobs.count < wanted { return }
             }
         }

@@ -13,10 +13,12 @@ public final class ReceiptDaemon: Service {
     private let pool: DatabasePool
     private let runner: JobRunner
     private let logger: Logger
+    let metrics: ReceiptdMetrics
     private let readiness = ReadinessSignal()
 
     /// Creates a daemon; nothing connects until `run()`.
-    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger) {
+    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger,
+                metrics: ReceiptdMetrics = ReceiptdMetrics()) {
         let identity = DaemonIdentity.make()
         var logger = logger
         logger[metadataKey: LogKey.daemon] = "\(identity)"
@@ -24,7 +26,8 @@ public final class ReceiptDaemon: Service {
         self.connectionString = connectionString
         self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections)
         self.store = JobStore(pool: pool, owner: identity)
-        self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger)
+        self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger, metrics: metrics)
+        self.metrics = metrics
         self.logger = logger
     }
 
@@ -45,7 +48,8 @@ public final class ReceiptDaemon: Service {
         logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness)
+                let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness,
+                                                    metrics: metrics)
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake) }
                 var dispatcher = Dispatcher(daemon: self, events: sink, wake: wake, inFlight: inFlight)
@@ -77,15 +81,30 @@ public final class ReceiptDaemon: Service {
             guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
             do {
                 try await store.heartbeat()
+                try await purgeOldJobs()
+                let queue = try await store.queueDepth()
+                metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)
                 let reclaimed = try await store.reclaimExpired(lease: configuration.lease, maxAttempts: configuration.maxAttempts)
                 if reclaimed > 0 { logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"]) }
                 lastLeaseWork = .now
-                if databaseDown { logger.notice("database reachable again") }
+                if databaseDown {
+                    logger.notice("database reachable again")
+                    metrics.databaseReconnect()
+                }
                 databaseDown = false
             } catch {
                 if !databaseDown { logger.error("database unreachable", metadata: [LogKey.error: "\(error)"]) }
                 databaseDown = true
             }
+        }
+    }
+
+    /// One retention pass: a few small batches, so the ticker is never held up for long.
+    private func purgeOldJobs() async throws {
+        for _ in 0..<4 {
+            let deleted = try await store.purgeFinished(retention: configuration.retention, batch: configuration.retentionBatch)
+            if deleted > 0 { logger.info("retention: deleted finished jobs", metadata: ["jobs": "\(deleted)"]) }
+            if deleted < configuration.retentionBatch { return }
         }
     }
 
