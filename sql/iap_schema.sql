@@ -154,6 +154,15 @@ CREATE INDEX IF NOT EXISTS attempts_job ON iap.attempts (job_id);
 CREATE INDEX IF NOT EXISTS attempts_order ON iap.attempts (order_id);
 CREATE INDEX IF NOT EXISTS attempts_finished ON iap.attempts (finished_at);
 
+-- One row per running daemon, refreshed with its heartbeat: `receiptd status` tells the living from
+-- the silent even when they hold no job. Removed on a graceful stop; rows silent for a day are pruned.
+CREATE TABLE IF NOT EXISTS iap.daemons (
+    daemon       text PRIMARY KEY,            -- the daemon's locked_by identity: host:pid:start-id
+    started_at   timestamptz NOT NULL DEFAULT now(),
+    heartbeat_at timestamptz NOT NULL DEFAULT now(),
+    in_flight    int NOT NULL DEFAULT 0
+);
+
 -- ---------------------------------------------------------------------------------------------
 -- Operating receiptd: views for psql users, operator functions, housekeeping, and roles.
 -- Views are replaced on every migrate; CREATE OR REPLACE VIEW can only append columns, so a
@@ -373,6 +382,7 @@ BEGIN
         GRANT USAGE ON SCHEMA iap TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.jobs, iap.orders TO receiptd_worker;
         GRANT SELECT, INSERT ON iap.deliveries, iap.attempts TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
@@ -390,7 +400,7 @@ BEGIN
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_operator;
         GRANT USAGE ON SCHEMA iap TO receiptd_operator;
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures TO receiptd_operator;
-        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries TO receiptd_operator;
+        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text) TO receiptd_operator;
     END IF;
 END $$;

@@ -4,7 +4,7 @@ import ReceiptdCore
 /// `receiptd status`: the queue at a glance.
 struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show jobs by state, retries of the last hour, stuck jobs and recent failures.")
+        commandName: "status", abstract: "Show jobs by state, orders by outcome, daemons alive, retries of the last hour, stuck jobs and recent failures.")
 
     @OptionGroup var options: OperatorOptions
 
@@ -20,6 +20,13 @@ struct StatusCommand: OperatorCommand {
                 [row.state.rawValue, String(row.jobs), String(row.dueNow),
                  HumanDuration.text(row.oldestDueSeconds), HumanDuration.text(row.oldestHeartbeatSeconds)]
             }).render()]
+
+        sections.append("Orders: " + status.outcomes.map { "\($0.outcome) \($0.orders)" }.joined(separator: ", "))
+        let alive = status.daemons.filter(\.alive)
+        sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(
+            headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE"],
+            rows: status.daemons.map { [$0.daemon, HumanDuration.text($0.heartbeatAgeSeconds), String($0.inFlight), $0.alive ? "yes" : "no"] }
+        ).render()))
 
         if status.retriesLastHour.isEmpty {
             sections.append("Retries in the last hour: none")

@@ -54,3 +54,24 @@ import Testing
         }
     }
 }
+
+@Suite struct StatusLivenessTests {
+    @Test func statusCountsOutcomesAndShowsLivingDaemons() async throws {
+        try await Fixture.with { f in
+            try await f.enqueue("o1", receipt: Receipts.paying("7201"))
+            try await f.enqueue("o2", user: "u2", receipt: SyntheticReceipt(inApp: []).encoded())
+            let queries = OperatorQueries(connection: f.connection)
+            try await f.withDaemons(count: 2) { daemons in
+                try await f.waitUntilSettled()
+                try await f.waitUntil { try await queries.status().daemons.count == 2 }
+                let status = try await queries.status()
+                #expect(Set(status.daemons.map(\.daemon)) == Set(daemons.map(\.identity)))
+                #expect(status.daemons.allSatisfy { $0.alive })
+                #expect(status.outcomes.map(\.outcome) == ["full", "no_in_app"])
+                #expect(status.outcomes.map(\.orders) == [1, 1])
+            }
+            // A graceful stop signs off.
+            #expect(try await queries.status().daemons.isEmpty)
+        }
+    }
+}

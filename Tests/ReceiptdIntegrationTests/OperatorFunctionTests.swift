@@ -61,15 +61,18 @@ import Testing
 
     @Test func cancellingARunningJobAbortsItsDaemonAndItsAnswerIsNeverRecorded() async throws {
         try await Fixture.with { f in
-            let slowReceipt = Receipts.paying("21", delay: 2_000)
+            let slowReceipt = Receipts.paying("21", delay: 5_000)
             let slow = try await f.enqueue("o1", receipt: slowReceipt)
             try await f.withDaemons { _ in
                 // Cancel once Apple has the request in hand, so there is a request to abort.
                 try await f.waitUntil { f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt } }
                 #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "running")
                 #expect(try await f.value("SELECT iap.cancel_order('o1')") == "1")
-                // The answer would come 2 s after the request; wait past it.
-                try await Task.sleep(for: .milliseconds(2_800))
+                try await f.waitUntil(timeout: .seconds(10)) {
+                    f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt && $0.abortedByClient }
+                }
+                // Past the moment the answer would have come (5 s after the request): it must not be recorded.
+                try await Task.sleep(for: .milliseconds(5_500))
             }
             let job = try await f.row("SELECT state, locked_by FROM iap.jobs WHERE id = $1", [slow])
             #expect(job["state"] == "cancelled" && job["locked_by"] == nil)

@@ -33,7 +33,7 @@ import Testing
         let group = ServiceGroup(configuration: .init(services: [watchdog], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
-            for _ in 0..<3 { #expect(await receiver.receive() == "WATCHDOG=1") }
+            for _ in 0..<3 { #expect(await receiver.receive(timeout: .seconds(30)) == "WATCHDOG=1") }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }

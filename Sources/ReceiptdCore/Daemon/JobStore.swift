@@ -48,9 +48,18 @@ public struct JobStore: Sendable {
         }
     }
 
-    /// Refreshes the heartbeat of every job this daemon runs.
-    public func heartbeat() async throws {
-        try await pool.execute("UPDATE iap.jobs SET heartbeat_at = now() WHERE state = 'running' AND locked_by = $1", [owner])
+    /// Refreshes the heartbeat of every job this daemon runs, and of the daemon itself in `iap.daemons`.
+    public func heartbeat(inFlight: Int) async throws {
+        try await pool.execute("""
+            WITH jobs AS (UPDATE iap.jobs SET heartbeat_at = now() WHERE state = 'running' AND locked_by = $1)
+            INSERT INTO iap.daemons (daemon, in_flight) VALUES ($1, $2)
+            ON CONFLICT (daemon) DO UPDATE SET heartbeat_at = now(), in_flight = excluded.in_flight
+            """, [owner, inFlight])
+    }
+
+    /// Removes this daemon from `iap.daemons` on a graceful stop.
+    public func signOff() async throws {
+        try await pool.execute("DELETE FROM iap.daemons WHERE daemon = $1", [owner])
     }
 
     /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt.
@@ -79,6 +88,8 @@ public struct JobStore: Sendable {
                 UPDATE iap.orders o SET outcome = 'failed', outcome_at = now()
                 FROM lapsed WHERE o.order_id = lapsed.order_id AND lapsed.state = 'failed' AND o.delivered_quantity = 0
                 RETURNING 1
+            ), forgotten AS (
+                DELETE FROM iap.daemons WHERE heartbeat_at < now() - interval '1 day'
             )
             SELECT count(*) AS n FROM lapsed
             """, [lease, maxAttempts]).first?.int("n") ?? 0

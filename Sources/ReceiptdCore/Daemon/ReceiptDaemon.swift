@@ -51,7 +51,7 @@ public final class ReceiptDaemon: Service {
                 let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness,
                                                     metrics: metrics)
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
-                group.addTask { await self.tick(wake: wake) }
+                group.addTask { await self.tick(wake: wake, inFlight: inFlight) }
                 var dispatcher = Dispatcher(daemon: self, events: sink, wake: wake, inFlight: inFlight)
                 for await event in events {
                     if await dispatcher.handle(event, group: &group) == .stop { break }
@@ -63,6 +63,7 @@ public final class ReceiptDaemon: Service {
         }
         do {
             let released = try await store.releaseUnfinished()
+            try await store.signOff()
             if released > 0 { logger.notice("returned unfinished jobs to pending", metadata: ["jobs": "\(released)"]) }
         } catch {
             logger.error("could not return unfinished jobs; their lease returns them", metadata: [LogKey.error: "\(error)"])
@@ -72,7 +73,7 @@ public final class ReceiptDaemon: Service {
     }
 
     /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
-    private func tick(wake: WakeSignal) async {
+    private func tick(wake: WakeSignal, inFlight: InFlightJobs) async {
         var lastLeaseWork = ContinuousClock.now - .seconds(configuration.lease)
         var databaseDown = false
         while !Task.isCancelled {
@@ -80,7 +81,7 @@ public final class ReceiptDaemon: Service {
             wake.wake()
             guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
             do {
-                try await store.heartbeat()
+                try await store.heartbeat(inFlight: inFlight.count)
                 try await purgeOldJobs()
                 let queue = try await store.queueDepth()
                 metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)
@@ -93,7 +94,7 @@ public final class ReceiptDaemon: Service {
                 }
                 databaseDown = false
             } catch {
-                if !databaseDown { logger.error("database unreachable", metadata: [LogKey.error: "\(error)"]) }
+                if !databaseDown { logger.error("heartbeat and lease work failed (database unreachable?)", metadata: [LogKey.error: "\(error)"]) }
                 databaseDown = true
             }
         }

@@ -5,6 +5,8 @@
 public struct OperatorQueries: Sendable {
     /// How many stuck jobs `status()` lists by name.
     public static let stuckListLimit = 20
+    /// A daemon whose heartbeat is younger than this counts as alive (it beats every quarter lease, 15 s by default).
+    public static let aliveWithinSeconds = 60
 
     let connection: PostgresConnection
 
@@ -29,11 +31,21 @@ public struct OperatorQueries: Sendable {
                 let retries = try session.execute(
                     "SELECT error_class, retries, jobs, \(Self.utc("last_seen")) AS last_seen FROM iap.recent_retries")
                 let stuck = try session.execute("SELECT * FROM iap.stuck_jobs LIMIT $1", [limit])
+                let outcomes = try session.execute("""
+                    SELECT coalesce(outcome::text, 'none') AS outcome, count(*) AS orders
+                    FROM iap.orders GROUP BY 1 ORDER BY 1
+                    """)
+                let daemons = try session.execute("""
+                    SELECT daemon, in_flight, extract(epoch FROM now() - heartbeat_at)::int AS age
+                    FROM iap.daemons ORDER BY heartbeat_at DESC
+                    """)
                 let counts = try session.execute("""
                     SELECT (SELECT count(*) FROM iap.stuck_jobs) AS stuck, (SELECT count(*) FROM iap.recent_failures) AS failures
                     """)
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
+                    outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
+                    daemons: try daemons.namedRows.map(QueueStatus.Daemon.init(row:)),
                     retriesLastHour: try retries.namedRows.map(QueueStatus.RetryCount.init(row:)),
                     stuckJobs: try stuck.namedRows.map(QueueStatus.StuckJob.init(row:)),
                     stuckTotal: try counts.first?.int("stuck") ?? 0,

@@ -23,3 +23,19 @@ extension QueueStatus.StuckJob {
                   lockedBy: row["locked_by"], lastError: row["last_error"])
     }
 }
+
+extension QueueStatus.OutcomeCount {
+    /// Reads a row of the outcome count.
+    init(row: QueryResult.Row) throws {
+        self.init(outcome: try row.string("outcome"), orders: try row.int("orders"))
+    }
+}
+
+extension QueueStatus.Daemon {
+    /// Reads a row of `iap.daemons` with its heartbeat age.
+    init(row: QueryResult.Row) throws {
+        let age = try row.int("age")
+        self.init(daemon: try row.string("daemon"), heartbeatAgeSeconds: age, inFlight: try row.int("in_flight"),
+                  alive: age < OperatorQueries.aliveWithinSeconds)
+    }
+}

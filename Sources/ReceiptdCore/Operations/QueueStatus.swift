@@ -46,8 +46,32 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var lastError: String?
     }
 
+    /// Orders by outcome (`none` for orders not settled yet).
+    public struct OutcomeCount: Sendable, Codable, Equatable {
+        /// An `iap.outcome` value, or `none`.
+        public var outcome: String
+        /// Orders with it.
+        public var orders: Int
+    }
+
+    /// A daemon that has heartbeated into `iap.daemons`.
+    public struct Daemon: Sendable, Codable, Equatable {
+        /// Its identity, `host:pid:start-id` (the `locked_by` of its jobs).
+        public var daemon: String
+        /// Seconds since its last heartbeat.
+        public var heartbeatAgeSeconds: Int
+        /// Requests it had in flight then.
+        public var inFlight: Int
+        /// True when the heartbeat is under `OperatorQueries.aliveWithinSeconds` old.
+        public var alive: Bool
+    }
+
     /// Every job state, in lifecycle order, including those with no jobs.
     public var states: [StateCount]
+    /// Orders by outcome.
+    public var outcomes: [OutcomeCount]
+    /// Daemons by heartbeat, most recent first.
+    public var daemons: [Daemon]
     /// Retries of the last hour by error class, most frequent first.
     public var retriesLastHour: [RetryCount]
     /// The longest-stuck jobs, at most `OperatorQueries.stuckListLimit`.
