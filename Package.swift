@@ -53,7 +53,9 @@ let package = Package(
             dependencies: [
                 "ReceiptdCore",
                 "FakeAppStore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReceiptdTools
 import Testing
 
@@ -19,5 +20,15 @@ import Testing
         #expect(report.kills >= 1)
         #expect(report.orders == 330)
         #expect(report.outcomes["full"] == 240)
+    }
+}
+
+/// The README's first command, `receiptd demo`, through its library.
+@Suite struct DemoTests {
+    @Test func theDemoSettlesEveryOrderAsItsScenarioSays() async throws {
+        let (rows, ledger) = try await DemoRun(logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }), say: { _ in }).run()
+        #expect(rows.count == 11)
+        for row in rows { #expect(row.outcome == row.expectedOutcome, "\(row.orderID)") }
+        #expect(ledger == 7)
     }
 }

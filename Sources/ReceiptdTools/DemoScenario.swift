@@ -14,6 +14,13 @@ struct DemoScenario {
         var after: Double = 0
     }
 
+    /// The outcome each order must end with.
+    static let expectedOutcomes: [String: String] = [
+        "demo-full": "full", "demo-partial": "partial", "demo-no-in-app": "no_in_app", "demo-refunded": "unmatched",
+        "demo-forged": "invalid", "demo-sandbox": "full", "demo-outage": "full", "demo-replay": "unmatched",
+        "demo-merged-a": "full", "demo-merged-b": "full", "demo-replaced": "full",
+    ]
+
     let calls: [Enqueue]
 
     init(now: Date = Date()) {

@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import FakeAppStore
+import Foundation
+import Logging
+import ReceiptdCore
+import ServiceLifecycle
+
+/// The whole pipeline on a throwaway PostgreSQL and the stand-in App Store, with one sample order
+/// for each outcome and each path through the daemon (`receiptd demo`).
+public struct DemoRun {
+    /// One order as the demo leaves it.
+    public struct Row: Sendable {
+        /// Order, user, quantity, delivered quantity, outcome, and its jobs (`id:state (last error)`).
+        public var orderID, userID, quantity, delivered, outcome, jobs: String
+        /// What the scenario says the outcome must be.
+        public var expectedOutcome: String?
+    }
+
+    let logger: Logger
+    let say: @Sendable (String) -> Void
+
+    /// Creates a demo that logs to `logger` and narrates through `say`.
+    public init(logger: Logger, say: @escaping @Sendable (String) -> Void) {
+        self.logger = logger
+        self.say = say
+    }
+
+    /// Runs the demo and returns every order with its outcome, and the number of ledger rows.
+    public func run() async throws -> (rows: [Row], ledger: Int) {
+        say("Starting a throwaway PostgreSQL …")
+        let postgres = try TemporaryPostgres.start()
+        defer { postgres.stop() }
+        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: "demo-shared-secret", latency: .fixed(milliseconds: 50)),
+                                      logger: logger)
+        _ = try await standIn.start()
+        let client = HTTPClient.makeForApple(concurrency: 16)
+        do {
+            let result = try await run(database: postgres.connectionString(), standIn: standIn, client: client)
+            try await client.shutdown()
+            try await standIn.shutdown()
+            return result
+        } catch {
+            try? await client.shutdown()
+            try? await standIn.shutdown()
+            throw error
+        }
+    }
+
+    private func run(database: String, standIn: AppStoreStandIn, client: HTTPClient) async throws -> (rows: [Row], ledger: Int) {
+        let connection = try await PostgresConnection.connect(database)
+        try await Migrator.migrate(connection)
+        say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
+        let apple = AppleVerifier.Configuration(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
+                                                sharedSecret: "demo-shared-secret", requestTimeout: .seconds(10))
+        let daemon = ReceiptDaemon(
+            configuration: .init(concurrency: 16, backoff: Backoff(base: 0.2, maximum: 2), pollInterval: 0.2, lease: 15, shutdownGrace: 2),
+            connectionString: database, verifier: AppleVerifier(configuration: apple, client: client), logger: logger)
+        let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            do {
+                try await enqueueSamples(on: connection)
+                try await waitForOutcomes(on: connection, timeout: .seconds(60))
+            } catch {
+                await group.triggerGracefulShutdown()
+                throw error
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+        let result = try await outcomes(from: connection)
+        await connection.close()
+        return result
+    }
+
+    private func enqueueSamples(on connection: PostgresConnection) async throws {
+        let calls = DemoScenario().calls
+        for call in calls {
+            if call.after > 0 { try await Task.sleep(for: .seconds(call.after)) }
+            try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+                                         [call.orderID, call.userID, call.productID, call.receipt.encoded(), call.quantity])
+        }
+        say("Enqueued \(calls.count) receipts; the daemon is verifying them …")
+    }
+
+    private func waitForOutcomes(on connection: PostgresConnection, timeout: Duration) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let open = try await connection.execute(
+                "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
+            if open == 0 { return }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        throw ChaosError("demo: orders still open after \(timeout)")
+    }
+
+    private func outcomes(from connection: PostgresConnection) async throws -> (rows: [Row], ledger: Int) {
+        let rows = try await connection.execute("""
+            SELECT o.order_id, o.user_id, o.quantity, o.delivered_quantity, coalesce(o.outcome::text, '-') AS outcome,
+                   string_agg(j.id || ':' || j.state || coalesce(' (' || j.last_error || ')', ''), ', ' ORDER BY j.id) AS jobs
+            FROM iap.orders o JOIN iap.jobs j USING (order_id)
+            GROUP BY o.order_id ORDER BY min(j.id)
+            """).namedRows.map { row in
+            Row(orderID: try row.string("order_id"), userID: try row.string("user_id"), quantity: try row.string("quantity"),
+                delivered: try row.string("delivered_quantity"), outcome: try row.string("outcome"), jobs: try row.string("jobs"),
+                expectedOutcome: DemoScenario.expectedOutcomes[try row.string("order_id")])
+        }
+        let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
+        return (rows, ledger)
+    }
+}
