@@ -52,6 +52,11 @@ public struct AppleVerifier: Sendable {
         return first
     }
 
+    /// How long after the client's own deadline the whole-call bound fires. The client keeps retrying a
+    /// connection that fails (refused, or a certificate it does not trust) until its deadline and then
+    /// reports why; firing at the same instant would race that and often report a bare timeout instead.
+    static let wholeCallGrace: Duration = .milliseconds(500)
+
     /// One call, bounded as a whole (head and body) by the request timeout: a body that drips in slowly
     /// would otherwise hold the request open far past it.
     private func call(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
@@ -59,7 +64,7 @@ public struct AppleVerifier: Sendable {
         return await withTaskGroup(of: AppleCallResult?.self) { group in
             group.addTask { await self.exchange(environment, receiptData: receiptData) }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await Task.sleep(for: timeout + Self.wholeCallGrace)
                 return Task.isCancelled ? nil : .transport("\(environment.rawValue) endpoint: no complete answer within \(timeout)")
             }
             var result: AppleCallResult = .transport("\(environment.rawValue) endpoint: request cancelled")
