@@ -10,7 +10,7 @@ enum BenchmarkPlot {
         }
         let latencies = Array(Set(report.scenarios.map(\.appleLatencyMilliseconds))).sorted()
         let daemonCounts = Array(Set(report.scenarios.map(\.daemons))).sorted()
-        var data = "daemons " + latencies.map { "\"Apple_\($0)_ms\"" }.joined(separator: " ") + "\n"
+        var data = "daemons " + latencies.map { "\"Apple \($0) ms\"" }.joined(separator: " ") + "\n"
         for count in daemonCounts {
             let values = latencies.map { latency in
                 report.scenarios.first { $0.daemons == count && $0.appleLatencyMilliseconds == latency }?.ordersPerSecond ?? 0
@@ -24,8 +24,10 @@ enum BenchmarkPlot {
         try data.write(toFile: dataPath, atomically: true, encoding: .utf8)
         let ceiling = report.ceiling.map { "set arrow from graph 0, first \($0.jobsPerSecond) to graph 1, first \($0.jobsPerSecond) nohead dt 2\n"
             + "set label 'database ceiling' at graph 0.02, first \($0.jobsPerSecond) offset 0,0.7\n" } ?? ""
+        // Room for the ceiling line, which is usually far above the bars.
+        let top = max(report.scenarios.map(\.ordersPerSecond).max() ?? 1, report.ceiling?.jobsPerSecond ?? 0) * 1.15
         let script = """
-            set terminal png size 900,520
+            set terminal png size 900,520 noenhanced
             set output '\(path.replacingOccurrences(of: "'", with: ""))'
             set title 'receiptd throughput (orders/s, enqueue to outcome), \(report.orders) orders per scenario'
             set style data histograms
@@ -33,7 +35,7 @@ enum BenchmarkPlot {
             set style fill solid 0.8 border -1
             set xlabel 'daemon processes (1,024 requests in flight in total)'
             set ylabel 'orders/s'
-            set yrange [0:*]
+            set yrange [0:\(Int(top.rounded(.up)))]
             set key top left
             \(ceiling)plot for [i=2:\(latencies.count + 1)] '\(dataPath)' using i:xtic(1) title columnheader(i)
             """
