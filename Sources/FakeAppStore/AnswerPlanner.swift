@@ -31,7 +31,8 @@ struct AnswerPlanner: Sendable {
         } else if let receipt {
             let step = admission.callNumber < receipt.script.count ? receipt.script[admission.callNumber] : nil
             answer.delayMilliseconds += max(0, step?.delayMilliseconds ?? 0)
-            answer.reply = step.flatMap(scriptedReply) ?? checkedReply(receipt, request, environment)
+            answer.reply = step.flatMap(scriptedReply)
+                ?? checkedReply(receipt, request, environment, treatAsSandbox: admission.treatAsSandbox)
         } else {
             answer.reply = appleStatus(21002)
         }
@@ -45,7 +46,7 @@ struct AnswerPlanner: Sendable {
         return receipt
     }
 
-    /// The configured random faults; the rates stack in the order reset, 503, 21005.
+    /// The configured random faults; the rates stack in the order reset, 503, 21005, timeout.
     private func injectedFault(forDraw draw: Double) -> PlannedAnswer.Reply? {
         var threshold = configuration.resetRate
         if draw < threshold { return .closeConnection }
@@ -53,6 +54,8 @@ struct AnswerPlanner: Sendable {
         if draw < threshold { return .emptyHTTP(status: 503, retryAfter: nil) }
         threshold += configuration.status21005Rate
         if draw < threshold { return appleStatus(21005) }
+        threshold += configuration.timeoutRate
+        if draw < threshold { return .neverAnswer }
         return nil
     }
 
@@ -67,17 +70,20 @@ struct AnswerPlanner: Sendable {
         return nil
     }
 
-    /// Shared secret, then environment, then the receipt's own status.
+    /// Shared secret, then environment, then the receipt's own status. A receipt drawn as a
+    /// sandbox one (`sandboxRate`) belongs to the sandbox whatever its JSON says.
     private func checkedReply(
         _ receipt: DecodedReceipt,
         _ request: VerifyReceiptRequest,
-        _ environment: RecordedRequest.Environment
+        _ environment: RecordedRequest.Environment,
+        treatAsSandbox: Bool
     ) -> PlannedAnswer.Reply {
         if let secret = configuration.sharedSecret, request.password != secret {
             return appleStatus(21004, environment: environment)
         }
-        if receipt.environment != environment {
-            return appleStatus(receipt.environment == .sandbox ? 21007 : 21008)
+        let home = treatAsSandbox ? .sandbox : receipt.environment
+        if home != environment {
+            return appleStatus(home == .sandbox ? 21007 : 21008)
         }
         guard receipt.status == 0 else {
             return appleStatus(receipt.status, environment: environment, isRetryable: receipt.isRetryable)

@@ -1,9 +1,9 @@
 extension AppStoreStandIn {
     /// Where the stand-in listens and how badly it behaves.
     ///
-    /// The three rates are shares of calls (0...1) decided by a single seeded draw
-    /// per call, checked in the order reset, unavailable, 21005; their sum should
-    /// not exceed 1.
+    /// The four fault rates are shares of calls (0...1) decided by a single seeded
+    /// draw per call, checked in the order reset, unavailable, 21005, timeout; their
+    /// sum should not exceed 1. `sandboxRate` is drawn separately, once per receipt.
     public struct Configuration: Sendable {
         /// Address to bind; `127.0.0.1` keeps tests off the network.
         public var host: String
@@ -19,6 +19,11 @@ extension AppStoreStandIn {
         public var status21005Rate: Double
         /// Share of calls whose connection is closed without any answer.
         public var resetRate: Double
+        /// Share of calls never answered: the connection stays open until the client gives up.
+        public var timeoutRate: Double
+        /// Share of receipts treated as sandbox receipts: the production path answers 21007 and
+        /// the sandbox path verifies them (drawn at a receipt's first call, then kept).
+        public var sandboxRate: Double
         /// Seed for the random draws, so a run can be replayed exactly.
         public var seed: UInt64
 
@@ -32,6 +37,8 @@ extension AppStoreStandIn {
             unavailableRate: Double = 0,
             status21005Rate: Double = 0,
             resetRate: Double = 0,
+            timeoutRate: Double = 0,
+            sandboxRate: Double = 0,
             seed: UInt64 = 1
         ) {
             self.host = host
@@ -41,6 +48,8 @@ extension AppStoreStandIn {
             self.unavailableRate = unavailableRate
             self.status21005Rate = status21005Rate
             self.resetRate = resetRate
+            self.timeoutRate = timeoutRate
+            self.sandboxRate = sandboxRate
             self.seed = seed
         }
     }

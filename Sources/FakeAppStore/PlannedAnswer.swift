@@ -10,6 +10,8 @@ struct PlannedAnswer {
         case html(String)
         /// Close the connection without answering.
         case closeConnection
+        /// Never answer and leave the connection open, like a server that hangs.
+        case neverAnswer
     }
 
     /// The answer itself.

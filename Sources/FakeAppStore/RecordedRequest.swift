@@ -1,3 +1,5 @@
+import Foundation
+
 /// One call to a verifyReceipt path as the stand-in saw it, and how it ended.
 ///
 /// Recorded on arrival; the answer fields are filled in when the answer is
@@ -25,6 +27,10 @@ public struct RecordedRequest: Sendable, Equatable {
     public var httpStatus: Int?
     /// `true` when the client closed the connection before the answer was written.
     public var abortedByClient: Bool
+    /// When the call arrived (wall clock, so it compares with PostgreSQL's `now()`).
+    public var receivedAt: Date
+    /// When the client hung up before its answer, if it did.
+    public var abortedAt: Date?
 
     /// Creates a record; the stand-in makes these, tests usually only read them.
     public init(
@@ -34,7 +40,9 @@ public struct RecordedRequest: Sendable, Equatable {
         receiptData: String,
         answeredStatus: Int? = nil,
         httpStatus: Int? = nil,
-        abortedByClient: Bool = false
+        abortedByClient: Bool = false,
+        receivedAt: Date = Date(),
+        abortedAt: Date? = nil
     ) {
         self.environment = environment
         self.password = password
@@ -43,5 +51,7 @@ public struct RecordedRequest: Sendable, Equatable {
         self.answeredStatus = answeredStatus
         self.httpStatus = httpStatus
         self.abortedByClient = abortedByClient
+        self.receivedAt = receivedAt
+        self.abortedAt = abortedAt
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// Bookkeeping shared by every connection: the call log, per-receipt call
@@ -20,11 +21,15 @@ final class RequestLedger: Sendable {
         let latencyMilliseconds: Int
         /// True while a simulated outage is on: the call is answered 503.
         let duringOutage: Bool
+        /// True when the receipt was drawn as a sandbox receipt (see `sandboxRate`).
+        let treatAsSandbox: Bool
     }
 
     private struct ReceiptEntry {
         var calls = 0
         var decoded: DecodedReceipt?
+        /// Drawn once, at the receipt's first call, so both paths agree about it.
+        var treatAsSandbox = false
 
         /// Counts one more call, returning the count before it and the cached parse.
         mutating func countCall() -> (callNumber: Int, decoded: DecodedReceipt?) {
@@ -43,13 +48,15 @@ final class RequestLedger: Sendable {
     private let state: Mutex<State>
     private let latency: AppStoreStandIn.Latency
     private let drawsFaults: Bool
+    private let sandboxRate: Double
 
     /// Creates an empty ledger drawing from the configuration's seed.
     init(configuration: AppStoreStandIn.Configuration) {
         state = Mutex(State(generator: SplitMix64(seed: configuration.seed)))
         latency = configuration.latency
         drawsFaults = configuration.resetRate > 0 || configuration.unavailableRate > 0
-            || configuration.status21005Rate > 0
+            || configuration.status21005Rate > 0 || configuration.timeoutRate > 0
+        sandboxRate = configuration.sandboxRate
     }
 
     /// Logs a call, counts it for its receipt (when it has one) and makes its draws.
@@ -58,29 +65,27 @@ final class RequestLedger: Sendable {
             var request = request
             var callNumber = 0
             var cachedReceipt: DecodedReceipt?
+            var treatAsSandbox = false
             if let receiptData {
                 if state.receipts.index(forKey: receiptData) == nil {
-                    state.receipts[receiptData] = ReceiptEntry()
+                    var entry = ReceiptEntry()
+                    entry.treatAsSandbox = sandboxRate > 0 && state.generator.nextUnitInterval() < sandboxRate
+                    state.receipts[receiptData] = entry
                 }
                 if let index = state.receipts.index(forKey: receiptData) {
                     (callNumber, cachedReceipt) = state.receipts.values[index].countCall()
+                    treatAsSandbox = state.receipts.values[index].treatAsSandbox
                     // Share the key's storage: load tests log millions of calls of a few receipts.
                     request.receiptData = state.receipts.keys[index]
                 }
             }
             state.records.append(request)
             let faultDraw = drawsFaults ? state.generator.nextUnitInterval() : nil
-            let latencyMilliseconds: Int
-            switch latency {
-            case .fixed(let milliseconds):
-                latencyMilliseconds = max(0, milliseconds)
-            case .uniform(let lower, let upper):
-                latencyMilliseconds = max(0, state.generator.nextInteger(between: lower, and: upper))
-            }
+            let latencyMilliseconds = latency.draw(using: &state.generator)
             return Admission(
                 recordIndex: state.records.count - 1, callNumber: callNumber,
                 cachedReceipt: cachedReceipt, faultDraw: faultDraw,
-                latencyMilliseconds: latencyMilliseconds, duringOutage: state.outage)
+                latencyMilliseconds: latencyMilliseconds, duringOutage: state.outage, treatAsSandbox: treatAsSandbox)
         }
     }
 
@@ -104,7 +109,11 @@ final class RequestLedger: Sendable {
 
     /// Records that the client went away before the call was answered.
     func recordAbort(at index: Int) {
-        state.withLock { $0.records[index].abortedByClient = true }
+        let now = Date()
+        state.withLock { state in
+            state.records[index].abortedByClient = true
+            state.records[index].abortedAt = now
+        }
     }
 
     /// A copy of the log, in arrival order.

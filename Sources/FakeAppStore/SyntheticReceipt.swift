@@ -22,10 +22,11 @@ import Foundation
 /// `{"status":21005,"is_retryable":false}`, `{"raw":"<html>down</html>"}`,
 /// `{"reset":true}`, optionally with `"delay_ms"`; other steps mean the normal answer.
 ///
-/// Each call is checked in this order: the configured reset/503/21005 draws,
+/// Each call is checked in this order: the configured reset/503/21005/timeout draws,
 /// an unparsable body (21000) or receipt (21002), the script step, the shared
 /// secret (21004), the environment (21007 on the production path for a
-/// Sandbox receipt, 21008 the other way round), then the receipt's `status`.
+/// Sandbox receipt, or one the configured `sandboxRate` made a sandbox one;
+/// 21008 the other way round), then the receipt's `status`.
 /// A status-0 answer is
 /// `{"status":0,"environment":…,"receipt":{"bundle_id":…,"application_version":"1",
 /// "receipt_creation_date_ms":…,"request_date_ms":…,"in_app":[…]},…}`;

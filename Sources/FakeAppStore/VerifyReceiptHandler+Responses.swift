@@ -20,6 +20,9 @@ extension VerifyReceiptHandler {
         case .closeConnection:
             ledger.recordAnswer(at: answer.recordIndex, appleStatus: nil, httpStatus: nil)
             context.close(promise: nil)
+        case .neverAnswer:
+            // Keep watching the call so the client's eventual hang-up is recorded.
+            waitingRecordIndex = answer.recordIndex
         }
     }
 

@@ -15,8 +15,8 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
     let logger: Logger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
-    /// The call whose delayed answer is scheduled, so a hang-up can be recorded.
-    private var waitingRecordIndex: Int?
+    /// The call whose delayed (or never coming) answer is pending, so a hang-up can be recorded.
+    var waitingRecordIndex: Int?
     private var waitingAnswer: Scheduled<Void>?
 
     init(planner: AnswerPlanner, logger: Logger) {

@@ -21,9 +21,22 @@ final class DaemonProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         let arguments = [executable, "run"]
         let variables = environment.map { "\($0.key)=\($0.value)" }
+        // The spawning process runs ServiceLifecycle/Dispatch, which block some signals; a child must
+        // start with none blocked and default handlers, or SIGTERM and SIGALRM would not reach it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGALRM, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
         let status = withCStrings(arguments) { argv in
-            withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, nil, argv, envp) }
+            withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
         guard status == 0 else { throw ChaosError("could not start \(executable): \(String(cString: strerror(status)))") }
         self.pid = pid

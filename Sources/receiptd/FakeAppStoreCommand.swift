@@ -9,28 +9,37 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
 
     @Option(help: "Address to listen on, HOST:PORT.") var listen = "127.0.0.1:8089"
     @Option(help: "Answer with status 21004 unless the request's password is this.") var sharedSecret: String?
-    @Option(help: "Fixed latency in milliseconds.") var latencyMs = 0
+    @Option(help: "Fixed latency in milliseconds (overridden by --latency).") var latencyMs = 0
+    @Option(help: "Latency: fixed:MS, uniform:MIN-MAX or lognormal:MEDIAN,P99 (milliseconds).") var latency: String?
     @Option(help: "Share of calls answered HTTP 503 (0…1).") var unavailableRate = 0.0
     @Option(help: "Share of calls answered status 21005 (0…1).") var status21005Rate = 0.0
     @Option(help: "Share of calls whose connection is reset (0…1).") var resetRate = 0.0
+    @Option(help: "Share of calls never answered, the connection left open (0…1).") var timeoutRate = 0.0
+    @Option(help: "Share of receipts treated as sandbox receipts: 21007 on production, verified on sandbox (0…1).")
+    var sandboxRate = 0.0
     @Option(help: "Seed for the random draws.") var seed: UInt64 = 1
 
     func validate() throws {
         guard let colon = listen.lastIndex(of: ":"), Int(listen[listen.index(after: colon)...]) != nil else {
             throw ValidationError("--listen must be HOST:PORT, got \(listen)")
         }
-        for (name, rate) in [("--unavailable-rate", unavailableRate), ("--status21005-rate", status21005Rate), ("--reset-rate", resetRate)]
-        where !(0...1).contains(rate) {
+        let rates = [("--unavailable-rate", unavailableRate), ("--status21005-rate", status21005Rate), ("--reset-rate", resetRate),
+                     ("--timeout-rate", timeoutRate), ("--sandbox-rate", sandboxRate)]
+        for (name, rate) in rates where !(0...1).contains(rate) {
             throw ValidationError("\(name) must be between 0 and 1")
+        }
+        if let latency, AppStoreStandIn.Latency(specification: latency) == nil {
+            throw ValidationError("--latency must be \(AppStoreStandIn.Latency.specificationFormats), got \(latency)")
         }
     }
 
     func run() async throws {
         let colon = listen.lastIndex(of: ":")!
+        let chosenLatency = latency.flatMap(AppStoreStandIn.Latency.init(specification:)) ?? .fixed(milliseconds: latencyMs)
         let standIn = AppStoreStandIn(configuration: .init(
             host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!, sharedSecret: sharedSecret,
-            latency: .fixed(milliseconds: latencyMs), unavailableRate: unavailableRate, status21005Rate: status21005Rate,
-            resetRate: resetRate, seed: seed))
+            latency: chosenLatency, unavailableRate: unavailableRate, status21005Rate: status21005Rate,
+            resetRate: resetRate, timeoutRate: timeoutRate, sandboxRate: sandboxRate, seed: seed))
         try await standIn.run()
     }
 }

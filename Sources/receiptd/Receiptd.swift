@@ -10,7 +10,7 @@ struct Receiptd: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self,
             StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self, EnqueueCommand.self,
-            ChaosCommand.self,
+            ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self,
         ]
     )
 

@@ -16,11 +16,14 @@ struct Fixture: Sendable {
 
     /// Builds the world, runs `body`, tears it down.
     static func with(
-        sharedSecret: String? = Fixture.sharedSecret, database: TestDatabase? = nil, _ body: (Fixture) async throws -> Void
+        sharedSecret: String? = Fixture.sharedSecret, database: TestDatabase? = nil,
+        standIn adjustStandIn: (inout AppStoreStandIn.Configuration) -> Void = { _ in }, _ body: (Fixture) async throws -> Void
     ) async throws {
         let database = if let database { database } else { try await TestEnvironment.shared.database() }
         let connection = try await database.connect()
-        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: sharedSecret),
+        var standInConfiguration = AppStoreStandIn.Configuration(sharedSecret: sharedSecret)
+        adjustStandIn(&standInConfiguration)
+        let standIn = AppStoreStandIn(configuration: standInConfiguration,
                                       logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await standIn.start()
         let fixture = Fixture(database: database, connection: connection, standIn: standIn)

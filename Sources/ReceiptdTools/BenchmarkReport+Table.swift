@@ -1,0 +1,32 @@
+import Foundation
+
+extension BenchmarkReport {
+    /// The scenario table and the single numbers, for a terminal or the README.
+    public var table: String {
+        var lines = [
+            "| daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms | CPU s / 1k orders | peak RSS MiB | outcomes ok |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for scenario in scenarios {
+            lines.append("| \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
+                + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
+                + "| \(String(format: "%.2f", scenario.cpuSecondsPer1000Orders)) | \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
+                + "| \(scenario.correct ? "yes" : "NO") |")
+        }
+        lines.append("")
+        if let ceiling {
+            let ratio = ceilingRatio.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a"
+            lines.append("Database ceiling (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s): "
+                + "\(Self.format(ceiling.jobsPerSecond)) jobs/s, \(String(format: "%.1f", ceiling.averageLatencyMilliseconds)) ms per job; "
+                + "receiptd's best 0 ms throughput is \(ratio) of it")
+        }
+        if let idle { lines.append("Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders") }
+        if let replace {
+            lines.append("Replace latency, newer receipt → old request cancelled and new one started (ms, p50/p90/p99/max): "
+                + "\(replace.text) over \(replace.count) orders")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func format(_ value: Double) -> String { String(format: value >= 100 ? "%.0f" : "%.1f", value) }
+}

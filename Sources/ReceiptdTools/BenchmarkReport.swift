@@ -1,0 +1,46 @@
+import Foundation
+
+/// Everything a benchmark run measured, with where and how it ran.
+public struct BenchmarkReport: Sendable, Codable {
+    /// When the run started (ISO 8601, UTC).
+    public var date: String
+    /// Online CPU cores.
+    public var cores: Int
+    /// The 1-minute load average when the run started: other work on the machine skews every number.
+    public var loadAverage: Double
+    /// The command line that produced it.
+    public var command: String
+    /// Orders per scenario.
+    public var orders: Int
+    /// One entry per daemon count × Apple latency.
+    public var scenarios: [BenchmarkScenario] = []
+    /// pgbench on the daemon's SQL.
+    public var ceiling: DatabaseCeiling?
+    /// Enqueue → Apple request, idle daemon.
+    public var idle: LatencySummary?
+    /// Newer receipt's enqueue → old request cancelled and new one started.
+    public var replace: LatencySummary?
+
+    init(command: String, orders: Int) {
+        date = ISO8601DateFormatter().string(from: Date())
+        cores = ProcessInfo.processInfo.activeProcessorCount
+        var loads = [0.0, 0.0, 0.0]
+        loadAverage = getloadavg(&loads, 3) > 0 ? loads[0] : 0
+        self.command = command
+        self.orders = orders
+    }
+
+    /// Best 0-ms throughput over the database ceiling.
+    public var ceilingRatio: Double? {
+        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 }.map(\.ordersPerSecond).max()
+        guard let best, let ceiling, ceiling.jobsPerSecond > 0 else { return nil }
+        return best / ceiling.jobsPerSecond
+    }
+
+    /// Pretty, sorted JSON.
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}

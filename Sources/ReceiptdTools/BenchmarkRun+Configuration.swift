@@ -1,0 +1,38 @@
+extension BenchmarkRun {
+    /// What the benchmark runs, and how big.
+    public struct Configuration: Sendable {
+        /// Orders per scenario.
+        public var orders: Int
+        /// Daemon process counts to try.
+        public var daemonCounts: [Int]
+        /// Stand-in latencies to try, in milliseconds.
+        public var appleLatencies: [Int]
+        /// Apple requests in flight over all daemons; each daemon gets its share as `RECEIPTD_CONCURRENCY`.
+        public var totalConcurrency: Int
+        /// pgbench clients for the database ceiling.
+        public var ceilingClients: Int
+        /// Seconds pgbench runs.
+        public var ceilingSeconds: Int
+        /// Single orders, spaced out, for the idle latency (0 skips it).
+        public var idleSamples: Int
+        /// Replaced in-flight orders, for the replace latency (0 skips it).
+        public var replaceSamples: Int
+        /// A scenario that has not settled after this many seconds fails the run.
+        public var scenarioTimeLimit: Double
+
+        /// Creates a configuration; the defaults are the scenarios.
+        public init(orders: Int = 20_000, daemonCounts: [Int] = [1, 2, 4], appleLatencies: [Int] = [0, 250],
+                    totalConcurrency: Int = 1_024, ceilingClients: Int = 16, ceilingSeconds: Int = 15, idleSamples: Int = 30,
+                    replaceSamples: Int = 10, scenarioTimeLimit: Double = 900) {
+            self.orders = orders
+            self.daemonCounts = daemonCounts
+            self.appleLatencies = appleLatencies
+            self.totalConcurrency = totalConcurrency
+            self.ceilingClients = ceilingClients
+            self.ceilingSeconds = ceilingSeconds
+            self.idleSamples = idleSamples
+            self.replaceSamples = replaceSamples
+            self.scenarioTimeLimit = scenarioTimeLimit
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import FakeAppStore
+import Foundation
+import Logging
+import ReceiptdCore
+
+/// The benchmark: `receiptd run` processes against a throwaway PostgreSQL and the in-process stand-in,
+/// per scenario (daemon count × Apple latency), plus the database ceiling and the idle and replace latencies.
+public struct BenchmarkRun: Sendable {
+    let configuration: Configuration
+    let executable: String
+    let say: @Sendable (String) -> Void
+
+    /// Creates a run that starts daemons as `executable run`.
+    public init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
+        self.configuration = configuration
+        self.executable = executable
+        self.say = say
+    }
+
+    /// Runs every scenario, then the ceiling; `command` is recorded in the report.
+    public func run(command: String) async throws -> BenchmarkReport {
+        // synchronous_commit on: every outcome is committed as a production server would commit it.
+        let postgres = try TemporaryPostgres.start(configuration: .init(
+            maxConnections: configuration.totalConcurrency + 200, settings: ["synchronous_commit": "on"]))
+        defer { postgres.stop() }
+        var report = BenchmarkReport(command: command, orders: configuration.orders)
+        for latency in configuration.appleLatencies {
+            let standIn = AppStoreStandIn(configuration: .init(latency: .fixed(milliseconds: latency)),
+                                          logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+            _ = try await standIn.start()
+            do {
+                for daemons in configuration.daemonCounts {
+                    let probe = latency == 0 && daemons == configuration.daemonCounts.first
+                    let scenario = try await BenchmarkScenarioRun(
+                        benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: latency
+                    ).run(report: &report, probes: probe)
+                    say(scenario.line)
+                    report.scenarios.append(scenario)
+                }
+                try await standIn.shutdown()
+            } catch {
+                try? await standIn.shutdown()
+                throw error
+            }
+        }
+        say("database ceiling: pgbench, \(configuration.ceilingClients) clients, \(configuration.ceilingSeconds) s")
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_ceiling")
+        report.ceiling = try await DatabaseCeiling.measure(
+            postgres: postgres, database: database, clients: configuration.ceilingClients, seconds: configuration.ceilingSeconds)
+        return report
+    }
+}

@@ -1,0 +1,100 @@
+import FakeAppStore
+import Foundation
+import ReceiptdCore
+
+/// One scenario: a fresh database, `daemons` processes splitting the concurrency, a load run of full orders.
+struct BenchmarkScenarioRun {
+    let benchmark: BenchmarkRun
+    let postgres: TemporaryPostgres
+    let standIn: AppStoreStandIn
+    let daemons: Int
+    let latency: Int
+
+    /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
+    func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
+        let configuration = benchmark.configuration
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(latency)ms_\(daemons)d")
+        let url = postgres.connectionString(database: database)
+        let concurrency = max(1, configuration.totalConcurrency / daemons)
+        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-bench-\(getpid())").path
+        try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
+        let processes = try (0..<daemons).map { index in
+            try DaemonProcess(executable: benchmark.executable, environment: environment(url, concurrency: concurrency),
+                              logPath: "\(logDirectory)/\(database)-\(index).log")
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try await PostgresConnection.connect(url)
+        } catch {
+            processes.forEach { if $0.isRunning { $0.kill9() } }
+            throw error
+        }
+        do {
+            let scenario = try await measure(processes, concurrency: concurrency, database: database, url: url,
+                                             connection: connection, report: &report, probes: probes)
+            await connection.close()
+            return scenario
+        } catch {
+            processes.forEach { if $0.isRunning { $0.kill9() } }
+            await connection.close()
+            throw error
+        }
+    }
+
+    private func measure(
+        _ processes: [DaemonProcess], concurrency: Int, database: String, url: String, connection: PostgresConnection,
+        report: inout BenchmarkReport, probes: Bool
+    ) async throws -> BenchmarkScenario {
+        let configuration = benchmark.configuration
+        try await waitUntilListening(daemons, database: database, connection: connection)
+        benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
+        let generator = LoadGenerator(configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: "full=1")),
+                                      databaseURL: url)
+        let summary = try await generator.run()
+        let verdict = try await generator.waitForOutcomes(of: summary, timeout: configuration.scenarioTimeLimit)
+        // Read before the daemons exit: /proc forgets them once they are reaped.
+        let stats = processes.compactMap { ProcessStats(pid: $0.pid) }
+        let latencies = try await connection.execute(
+            "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE outcome IS NOT NULL"
+        ).rows.compactMap { $0[0].flatMap(Double.init) }
+        let retries = try await connection.execute(
+            "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'").first?.int("n") ?? 0
+        if probes {
+            report.idle = try await idleLatency(connection: connection, samples: configuration.idleSamples)
+            report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
+        }
+        for process in processes { _ = await process.terminate(timeout: .seconds(10)) }
+        let cpu = stats.reduce(0) { $0 + $1.cpuSeconds }
+        return BenchmarkScenario(
+            daemons: daemons, appleLatencyMilliseconds: latency, concurrencyPerDaemon: concurrency, orders: verdict.settled,
+            seconds: verdict.seconds, ordersPerSecond: verdict.ordersPerSecond,
+            enqueuedPerSecond: summary.ordersPerSecond, retries: retries, latency: LatencySummary(seconds: latencies),
+            cpuSecondsPer1000Orders: verdict.settled > 0 ? cpu / Double(verdict.settled) * 1000 : 0,
+            peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576, correct: verdict.isCorrect)
+    }
+
+    private func environment(_ url: String, concurrency: Int) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment.merge([
+            "DATABASE_URL": url, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
+            "RECEIPTD_CONCURRENCY": String(concurrency), "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "",
+            "RECEIPTD_SHUTDOWN_GRACE": "2",
+            // A transient failure retries within a second instead of minutes, so a scenario ends.
+            "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",
+        ]) { $1 }
+        return environment
+    }
+
+    /// Waits until every daemon has its `LISTEN` up, so the clock does not include their start.
+    private func waitUntilListening(_ count: Int, database: String, connection: PostgresConnection) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            let listening = try await connection.execute(
+                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'", [database]
+            ).first?.int("n") ?? 0
+            if listening >= count { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw LoadError("daemons did not start listening within 30 s (logs in \(FileManager.default.temporaryDirectory.path))")
+    }
+}

@@ -1,0 +1,28 @@
+extension LoadGenerator {
+    /// How many orders, how fast, and of which kinds.
+    public struct Configuration: Sendable {
+        /// Orders to create (a replay pair counts as two).
+        public var orders: Int
+        /// Orders per second; `nil` enqueues as fast as the database takes them.
+        public var rate: Double?
+        /// Distinct users the orders are spread over.
+        public var users: Int
+        /// Shares of the kinds of orders.
+        public var mix: LoadMix
+        /// Most enqueue calls per statement.
+        public var batchSize: Int
+        /// Seconds between a `replace` order's first receipt and its newer one.
+        public var replaceDelay: Double
+
+        /// Creates a configuration; the defaults are the mix, unthrottled, in batches of 500.
+        public init(orders: Int, rate: Double? = nil, users: Int = 10_000, mix: LoadMix = .standard, batchSize: Int = 500,
+                    replaceDelay: Double = 0.05) {
+            self.orders = orders
+            self.rate = rate
+            self.users = users
+            self.mix = mix
+            self.batchSize = batchSize
+            self.replaceDelay = replaceDelay
+        }
+    }
+}

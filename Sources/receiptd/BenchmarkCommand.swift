@@ -1,0 +1,42 @@
+import ArgumentParser
+import Foundation
+import ReceiptdTools
+
+/// `receiptd benchmark`: throughput, latency and cost per scenario on a throwaway PostgreSQL, plus the database ceiling.
+struct BenchmarkCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "benchmark",
+        abstract: "Measure receiptd (1/2/4 daemons, Apple at 0 and 250 ms) against pgbench's database ceiling.")
+
+    @Option(help: "Orders per scenario.") var orders = 20_000
+    @Option(help: "Daemon process counts, comma-separated.") var daemons = "1,2,4"
+    @Option(help: "Stand-in latencies in milliseconds, comma-separated.") var appleLatencies = "0,250"
+    @Option(help: "Seconds pgbench runs for the database ceiling.") var ceilingSeconds = 15
+    @Option(help: "Write the report as JSON to this file.") var json: String?
+    @Option(help: "Write a PNG plot to this file (needs gnuplot).") var plot: String?
+
+    func validate() throws {
+        guard orders >= 10, ceilingSeconds >= 1, numbers(daemons) != nil, numbers(appleLatencies) != nil else {
+            throw ValidationError("need --orders ≥ 10, --ceiling-seconds ≥ 1, and comma-separated whole numbers")
+        }
+    }
+
+    func run() async throws {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let benchmark = BenchmarkRun(
+            configuration: .init(orders: orders, daemonCounts: numbers(daemons) ?? [1], appleLatencies: numbers(appleLatencies) ?? [0],
+                                 ceilingSeconds: ceilingSeconds),
+            // Unbuffered, so progress shows while the run goes on even when stdout is a file.
+            executable: executable, say: { FileHandle.standardOutput.write(Data("benchmark: \($0)\n".utf8)) })
+        let report = try await benchmark.run(command: (["receiptd"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
+        print(report.table)
+        if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
+        if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
+        if report.scenarios.contains(where: { !$0.correct }) { throw ExitCode.failure }
+    }
+
+    private func numbers(_ list: String) -> [Int]? {
+        let values = list.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return values.isEmpty || values.contains { $0 < 0 } ? nil : values
+    }
+}
