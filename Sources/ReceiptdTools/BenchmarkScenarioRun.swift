@@ -74,15 +74,11 @@ struct BenchmarkScenarioRun {
     }
 
     private func environment(_ url: String, concurrency: Int) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge([
-            "DATABASE_URL": url, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
-            "RECEIPTD_CONCURRENCY": String(concurrency), "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "",
-            "RECEIPTD_SHUTDOWN_GRACE": "2",
+        DaemonProcess.environment(database: url, standIn: standIn, overrides: [
+            "RECEIPTD_CONCURRENCY": String(concurrency),
             // A transient failure retries within a second instead of minutes, so a scenario ends.
             "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",
-        ]) { $1 }
-        return environment
+        ])
     }
 
     /// Waits until every daemon has its `LISTEN` up, so the clock does not include their start.

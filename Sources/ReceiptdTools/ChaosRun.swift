@@ -103,13 +103,9 @@ public struct ChaosRun {
     }
 
     private func daemonEnvironment(database: String, standIn: AppStoreStandIn) -> [String: String] {
-        var environment = ProcessInfo.processInfo.environment
-        environment.merge([
-            "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
+        DaemonProcess.environment(database: database, standIn: standIn, overrides: [
             "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
             "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
-            "RECEIPTD_SHUTDOWN_GRACE": "2", "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "",
-        ]) { $1 }
-        return environment
+        ])
     }
 }

@@ -91,7 +91,7 @@ public struct DemoRun {
             if open == 0 { return }
             try await Task.sleep(for: .milliseconds(200))
         }
-        throw ChaosError("demo: orders still open after \(timeout)")
+        throw ToolError("demo: orders still open after \(timeout)")
     }
 
     private func outcomes(from connection: PostgresConnection) async throws -> (rows: [Row], ledger: Int) {

@@ -1,6 +1,0 @@
-/// A chaos run that could not be carried out (as opposed to one that found violations).
-public struct ChaosError: Error, CustomStringConvertible {
-    /// What went wrong.
-    public var description: String
-    init(_ description: String) { self.description = description }
-}
