@@ -44,7 +44,10 @@ CREATE TABLE IF NOT EXISTS iap.jobs (
 );
 -- The rule that makes cancel-and-replace safe: one active job per order, enforced here.
 CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_active_per_order ON iap.jobs (order_id) WHERE state IN ('pending', 'running');
-CREATE INDEX IF NOT EXISTS jobs_due ON iap.jobs (run_at) WHERE state = 'pending';
+-- The claim reads this index in its ORDER BY (run_at, id), so it touches only the rows it takes; an index on
+-- run_at alone made it sort every pending job on each claim. (jobs_due was that index, in version 1.)
+CREATE INDEX IF NOT EXISTS jobs_pending_due ON iap.jobs (run_at, id) WHERE state = 'pending';
+DROP INDEX IF EXISTS iap.jobs_due;
 CREATE INDEX IF NOT EXISTS jobs_running_lease ON iap.jobs (heartbeat_at) WHERE state = 'running';
 CREATE INDEX IF NOT EXISTS jobs_order ON iap.jobs (order_id, id);
 

@@ -7,31 +7,34 @@ public struct DatabaseCeiling: Sendable, Codable {
     public var clients: Int
     /// Seconds pgbench ran.
     public var seconds: Int
-    /// Jobs (pgbench transactions) per second.
+    /// Jobs settled per second.
     public var jobsPerSecond: Double
     /// Average time one client spends per job (clients ÷ jobs per second), in milliseconds.
     public var averageLatencyMilliseconds: Double
 
-    /// Runs pgbench against `database` of `postgres`, after queueing a head start of jobs so a claim always finds one.
+    /// Runs pgbench against `database` of `postgres`, after queueing a head start of jobs so a claim always finds
+    /// a full batch (the enqueue script's weight keeps the queue level on average).
     static func measure(postgres: TemporaryPostgres, database: String, clients: Int, seconds: Int) async throws -> DatabaseCeiling {
         let connection = try await PostgresConnection.connect(postgres.connectionString(database: database))
         try await connection.execute("""
             SELECT count(iap.enqueue_receipt('seed-' || g, 'seedu-' || g, $1, 'e30=', 1)) FROM generate_series(1, $2) g
-            """, [LoadOrderFactory.product, clients * 50])
+            """, [LoadOrderFactory.product, clients * jobsPerClaim * 50])
         await connection.close()
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-pgbench-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        let scriptPath = folder.appendingPathComponent("job.sql").path
+        let jobPath = folder.appendingPathComponent("job.sql").path
+        let enqueuePath = folder.appendingPathComponent("enqueue.sql").path
         let outputPath = folder.appendingPathComponent("out.txt").path
-        try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+        try jobScript.write(toFile: jobPath, atomically: true, encoding: .utf8)
+        try enqueueScript.write(toFile: enqueuePath, atomically: true, encoding: .utf8)
         FileManager.default.createFile(atPath: outputPath, contents: nil)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try pgbenchPath())
-        process.arguments = ["-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "extended",
-                             "-f", scriptPath, "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
+        process.arguments = ["-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "prepared",
+                             "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)", "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output

@@ -84,7 +84,7 @@ public struct AppleVerifier: Sendable {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(bytes: requestBody(receiptData: receiptData)))
+        request.body = .bytes(ByteBuffer(string: requestBody(receiptData: receiptData)))
         do {
             let response = try await client.execute(request, timeout: .init(configuration.requestTimeout))
             guard response.status == .ok else {
@@ -104,11 +104,10 @@ public struct AppleVerifier: Sendable {
         }
     }
 
-    private func requestBody(receiptData: String) -> [UInt8] {
-        var fields: [String: Any] = ["receipt-data": receiptData, "exclude-old-transactions": false]
-        if let secret = configuration.sharedSecret { fields["password"] = secret }
-        // A dictionary of strings and a bool always serialises.
-        return Array((try? JSONSerialization.data(withJSONObject: fields)) ?? Data())
+    private func requestBody(receiptData: String) -> String {
+        var fields: [(String, JSONText.Value)] = [("receipt-data", .string(receiptData)), ("exclude-old-transactions", .bool(false))]
+        if let secret = configuration.sharedSecret { fields.append(("password", .string(secret))) }
+        return JSONText.object(fields)
     }
 
     /// A short description of a transport error: its type and reason, never the request.

@@ -32,7 +32,8 @@ extension ReceiptDaemon {
                 daemon.metrics.setInFlight(inFlight.count)
                 if let appleHealthy { noteAppleHealth(appleHealthy) } else { breaker.inconclusive() }
                 if draining { return (inFlight.count == 0) ? .stop : .proceed }
-                await fill(&group)
+                // Not a claim of its own: finishes that arrive together free their slots for one claim.
+                wake.wake()
             case .shutdown:
                 guard !draining else { return .proceed }
                 draining = true

@@ -5,18 +5,28 @@ import Foundation
 /// which runs it on the connection's own thread.
 public struct DatabaseSession {
     let handle: OpaquePointer
+    let prepared: PreparedStatements
 
-    /// Runs one statement with its parameters bound by libpq (`PQexecParams`): nothing is spliced into SQL.
+    /// Runs one statement with its parameters bound by libpq, never spliced into the SQL. The statement
+    /// is prepared on its first use on this connection and executed by name from then on.
     @discardableResult
     public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) throws -> QueryResult {
-        let texts = parameters.map { $0.sqlText }
-        let cStrings: [UnsafeMutablePointer<CChar>?] = texts.map { $0.flatMap { strdup($0) } }
-        defer { cStrings.forEach { free($0) } }
-        let values = cStrings.map { UnsafePointer($0) }
-        let result = values.withUnsafeBufferPointer { buffer in
-            PQexecParams(handle, sql, Int32(values.count), nil, buffer.baseAddress, nil, nil, 0)
+        let name = try prepared.name(for: sql, parameterCount: parameters.count, on: handle)
+        let result = Self.withParameterValues(parameters) { values, count in
+            if let name { return PQexecPrepared(handle, name, count, values, nil, nil, 0) }
+            return PQexecParams(handle, sql, count, nil, values, nil, nil, 0)
         }
         return try Self.consume(result, connection: handle)
+    }
+
+    /// Calls `body` with the parameters as C strings (NULL for SQL NULL), valid only during the call.
+    static func withParameterValues<T>(
+        _ parameters: [any SQLParameter], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> T
+    ) -> T {
+        let cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.sqlText.flatMap { strdup($0) } }
+        defer { cStrings.forEach { free($0) } }
+        let values = cStrings.map { UnsafePointer($0) }
+        return values.withUnsafeBufferPointer { body($0.baseAddress, Int32(values.count)) }
     }
 
     /// Runs a fixed, parameter-free script that may hold several statements (migrations only).

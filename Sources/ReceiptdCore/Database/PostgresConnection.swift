@@ -9,6 +9,7 @@ import NIOPosix
 public final class PostgresConnection: @unchecked Sendable {
     // Touched only on `thread`, which serialises all access.
     private var handle: OpaquePointer?
+    private let prepared = PreparedStatements()
     private let thread: NIOThreadPool
 
     private init(handle: OpaquePointer, thread: NIOThreadPool) {
@@ -45,7 +46,7 @@ public final class PostgresConnection: @unchecked Sendable {
     public func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
         try await Self.run(on: thread) { [self] in
             guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
-            return try body(DatabaseSession(handle: handle))
+            return try body(DatabaseSession(handle: handle, prepared: prepared))
         }
     }
 
