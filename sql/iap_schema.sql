@@ -96,9 +96,19 @@ BEGIN
         RAISE EXCEPTION 'enqueue_receipt: receipt_data is not valid base64' USING ERRCODE = '22023';
     END;
 
+    v_sha := encode(sha256(convert_to(p_receipt_data, 'UTF8')), 'hex');
     INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
     VALUES (p_order_id, p_user_id, p_product_id, p_quantity)
-    ON CONFLICT (order_id) DO NOTHING;
+    ON CONFLICT (order_id) DO NOTHING
+    RETURNING order_id INTO v_order.order_id;
+    IF FOUND THEN
+        -- A new order (the most common call): our insert holds its row, and it has no job to replace.
+        v_new_id := nextval(pg_get_serial_sequence('iap.jobs', 'id'));
+        INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256)
+        VALUES (v_new_id, p_order_id, p_receipt_data, v_sha);
+        PERFORM pg_notify('iap_jobs', v_new_id::text);
+        RETURN v_new_id;
+    END IF;
     -- The order row lock serialises enqueues for one order.
     SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
     IF v_order.user_id <> p_user_id THEN
@@ -112,7 +122,6 @@ BEGIN
         RETURN (SELECT max(id) FROM iap.jobs WHERE order_id = p_order_id);
     END IF;
 
-    v_sha := encode(sha256(convert_to(p_receipt_data, 'UTF8')), 'hex');
     SELECT * INTO v_active FROM iap.jobs
     WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
     IF FOUND AND v_active.state = 'running' AND v_active.receipt_sha256 = v_sha THEN

@@ -47,6 +47,11 @@ struct BenchmarkScenarioRun {
     ) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
         try await waitUntilListening(daemons, database: database, connection: connection)
+        if probes {
+            // Before the load: an idle daemon on a quiet database, not one still vacuuming after a burst.
+            report.idle = try await idleLatency(connection: connection, samples: configuration.idleSamples)
+            report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
+        }
         benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
         let generator = LoadGenerator(configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: "full=1")),
                                       databaseURL: url)
@@ -55,14 +60,10 @@ struct BenchmarkScenarioRun {
         // Read before the daemons exit: /proc forgets them once they are reaped.
         let stats = processes.compactMap { ProcessStats(pid: $0.pid) }
         let latencies = try await connection.execute(
-            "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE outcome IS NOT NULL"
-        ).rows.compactMap { $0[0].flatMap(Double.init) }
+            "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE starts_with(order_id, $1)",
+            [summary.runID + "-"]).rows.compactMap { $0[0].flatMap(Double.init) }
         let retries = try await connection.execute(
             "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'").first?.int("n") ?? 0
-        if probes {
-            report.idle = try await idleLatency(connection: connection, samples: configuration.idleSamples)
-            report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
-        }
         for process in processes { _ = await process.terminate(timeout: .seconds(10)) }
         let cpu = stats.reduce(0) { $0 + $1.cpuSeconds }
         return BenchmarkScenario(

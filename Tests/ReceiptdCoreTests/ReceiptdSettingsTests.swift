@@ -18,20 +18,21 @@ import Testing
     @Test func valuesAreRead() throws {
         let settings = try ReceiptdSettings(environment: [
             "DATABASE_URL": "postgresql://u:pw@h/db", "APPLE_SHARED_SECRET": "s3cret", "APPLE_BUNDLE_ID": "com.x",
-            "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_BACKOFF_BASE": "0.5", "RECEIPTD_LOG_LEVEL": "DEBUG",
+            "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_DB_CONNECTIONS": "3", "RECEIPTD_BACKOFF_BASE": "0.5", "RECEIPTD_LOG_LEVEL": "DEBUG",
             "APPLE_VERIFY_URL": "http://127.0.0.1:9/verifyReceipt",
         ])
         #expect(settings.databaseURL == "postgresql://u:pw@h/db")
         #expect(settings.apple.sharedSecret == "s3cret")
         #expect(settings.daemon.expectedBundleID == "com.x")
         #expect(settings.daemon.concurrency == 8)
+        #expect(settings.daemon.databaseConnections == 3)
         #expect(settings.daemon.backoff.base == 0.5)
         #expect(settings.logLevel == .debug)
         #expect(settings.apple.productionURL == "http://127.0.0.1:9/verifyReceipt")
     }
 
     @Test(arguments: [
-        ("RECEIPTD_CONCURRENCY", "many"), ("RECEIPTD_CONCURRENCY", "0"), ("RECEIPTD_MAX_ATTEMPTS", "-1"),
+        ("RECEIPTD_CONCURRENCY", "many"), ("RECEIPTD_CONCURRENCY", "0"), ("RECEIPTD_DB_CONNECTIONS", "0"), ("RECEIPTD_MAX_ATTEMPTS", "-1"),
         ("RECEIPTD_BACKOFF_BASE", "-2"), ("RECEIPTD_BACKOFF_MAX", "soon"), ("RECEIPTD_POLL_INTERVAL", "0"),
         ("RECEIPTD_PURCHASE_SKEW", "-5"), ("RECEIPTD_LOG_LEVEL", "loud"), ("APPLE_VERIFY_URL", "ftp://apple.com/x"),
         ("APPLE_SANDBOX_VERIFY_URL", "not a url"), ("RECEIPTD_LEASE", "5"),

@@ -38,6 +38,7 @@ public struct ReceiptdSettings: Sendable {
         apple.requestTimeout = .seconds(try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true) ?? 30)
         daemon.expectedBundleID = reader.string("APPLE_BUNDLE_ID")
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency
+        daemon.databaseConnections = try reader.integer("RECEIPTD_DB_CONNECTIONS", minimum: 1) ?? daemon.databaseConnections
         daemon.maxAttempts = try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1) ?? daemon.maxAttempts
         daemon.backoff.base = try reader.seconds("RECEIPTD_BACKOFF_BASE") ?? daemon.backoff.base
         daemon.backoff.maximum = try reader.seconds("RECEIPTD_BACKOFF_MAX") ?? daemon.backoff.maximum

@@ -19,7 +19,7 @@ extension ReceiptDaemon {
         public var shutdownGrace: Double
         /// Most jobs one claim statement takes.
         public var claimBatchSize: Int
-        /// Database connections for claiming and recording (the listener has its own).
+        /// Database connections for claiming and recording (the listener has its own; `RECEIPTD_DB_CONNECTIONS`).
         public var databaseConnections: Int
         /// Finished jobs and their attempts older than this many seconds are deleted (`RECEIPTD_RETENTION`).
         public var retention: Double
@@ -32,7 +32,7 @@ extension ReceiptDaemon {
         public init(
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
             pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String? = nil,
-            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 4,
+            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 8,
             circuitBreaker: CircuitBreaker.Configuration = .init(), retention: Double = 30 * 86_400, retentionBatch: Int = 500
         ) {
             self.retention = retention
