@@ -1,3 +1,5 @@
+import ReceiptdCore
+
 extension DatabaseCeiling {
     /// Jobs one run of the job script claims in one statement and then settles one by one, as a daemon does.
     static let jobsPerClaim = 8
@@ -17,24 +19,17 @@ extension DatabaseCeiling {
     /// claim of several jobs, then per job the two pipelines of a verified receipt that pays its order.
     /// Parameters are pgbench variables, sent as bind parameters of prepared statements under `-M prepared`.
     static var jobScript: String {
+        let columns = [("id", "job_id"), ("order_id", "order_id"), ("user_id", "user_id"), ("attempts", "attempts")]
         let picks = (1...jobsPerClaim).map { i in
-            ["id AS job_id", "order_id", "user_id", "attempts"].map { column -> String in
-                let (expression, name) = column == "id AS job_id" ? ("id", "job_id") : (column, column)
-                return "(array_agg(\(expression) ORDER BY id))[\(i)] AS \(name)_\(i)"
-            }.joined(separator: ", ")
+            columns.map { "(array_agg(\($0.0) ORDER BY id))[\(i)] AS \($0.1)_\(i)" }.joined(separator: ", ")
         }.joined(separator: ",\n       ")
+        // The daemon's own claim text, with pgbench's batch size and owner for its two parameters.
+        let daemonClaim = JobStore.claimSQL
+            .replacingOccurrences(of: "$1", with: String(jobsPerClaim))
+            .replacingOccurrences(of: "$2", with: "'pgbench'")
         let claim = """
             WITH claimed AS (
-                WITH due AS (
-                    SELECT id FROM iap.jobs WHERE state = 'pending' AND run_at <= now() ORDER BY run_at, id
-                    LIMIT \(jobsPerClaim) FOR UPDATE SKIP LOCKED
-                )
-                UPDATE iap.jobs j
-                SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = 'pgbench'
-                FROM iap.orders o
-                WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
-                RETURNING j.id, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
-                          o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms
+            \(daemonClaim)
             )
             SELECT \(picks)
             FROM claimed

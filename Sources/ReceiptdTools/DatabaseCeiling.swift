@@ -34,7 +34,8 @@ public struct DatabaseCeiling: Sendable, Codable {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try pgbenchPath())
         process.arguments = ["-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "prepared",
-                             "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)", "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
+                             "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)",
+                             "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output

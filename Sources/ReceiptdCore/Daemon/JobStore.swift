@@ -37,8 +37,9 @@ public struct JobStore: Sendable {
         }
     }
 
-    /// The claim: `$1` is the batch size, `$2` this daemon's identity.
-    static let claimSQL = """
+    /// The claim: `$1` is the batch size, `$2` this daemon's identity. Public so that the benchmark's
+    /// pgbench ceiling runs this very text.
+    public static let claimSQL = """
             WITH due AS (
                 SELECT id FROM iap.jobs
                 WHERE state = 'pending' AND run_at <= now()

@@ -32,6 +32,7 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
 
     /// True for serialization failures and deadlocks, which are safe to retry as a whole transaction.
     public var isRetryableConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
+
     /// The message, with the SQLSTATE when there is one.
     public var description: String {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)
