@@ -64,6 +64,22 @@ CREATE TABLE IF NOT EXISTS iap.deliveries (
 );
 CREATE INDEX IF NOT EXISTS deliveries_order ON iap.deliveries (order_id);
 
+-- Ids reach operators' terminals and every log line: bounded, and free of control characters.
+CREATE OR REPLACE FUNCTION iap.check_identifier(p_function text, p_name text, p_value text) RETURNS void
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF p_value IS NULL OR p_value = '' THEN
+        RAISE EXCEPTION '%: % must not be empty', p_function, p_name USING ERRCODE = '22023';
+    END IF;
+    IF char_length(p_value) > 255 THEN
+        RAISE EXCEPTION '%: % is % characters long, over the limit of 255', p_function, p_name, char_length(p_value)
+            USING ERRCODE = '22023';
+    END IF;
+    IF p_value ~ '[\u0001-\u001f\u007f-\u009f]' THEN
+        RAISE EXCEPTION '%: % contains a control character', p_function, p_name USING ERRCODE = '22023';
+    END IF;
+END $$;
+
 CREATE OR REPLACE FUNCTION iap.enqueue_receipt(
     p_order_id text, p_user_id text, p_product_id text, p_receipt_data text, p_quantity int DEFAULT 1
 ) RETURNS bigint
@@ -73,13 +89,11 @@ DECLARE
     v_active iap.jobs%ROWTYPE;
     v_sha    text;
     v_new_id bigint;
+    v_decoded_length int;
 BEGIN
-    IF p_order_id IS NULL OR p_order_id = '' THEN
-        RAISE EXCEPTION 'enqueue_receipt: order_id must not be empty' USING ERRCODE = '22023';
-    END IF;
-    IF p_user_id IS NULL OR p_user_id = '' OR p_product_id IS NULL OR p_product_id = '' THEN
-        RAISE EXCEPTION 'enqueue_receipt: user_id and product_id must not be empty' USING ERRCODE = '22023';
-    END IF;
+    PERFORM iap.check_identifier('enqueue_receipt', 'order_id', p_order_id);
+    PERFORM iap.check_identifier('enqueue_receipt', 'user_id', p_user_id);
+    PERFORM iap.check_identifier('enqueue_receipt', 'product_id', p_product_id);
     IF p_quantity IS NULL OR p_quantity < 1 THEN
         RAISE EXCEPTION 'enqueue_receipt: quantity must be at least 1, got %', p_quantity USING ERRCODE = '22023';
     END IF;
@@ -91,10 +105,14 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     BEGIN
-        PERFORM decode(p_receipt_data, 'base64');
+        -- decode() skips white space, so a receipt of only newlines or tabs decodes to nothing.
+        v_decoded_length := length(decode(p_receipt_data, 'base64'));
     EXCEPTION WHEN OTHERS THEN
         RAISE EXCEPTION 'enqueue_receipt: receipt_data is not valid base64' USING ERRCODE = '22023';
     END;
+    IF v_decoded_length = 0 THEN
+        RAISE EXCEPTION 'enqueue_receipt: receipt_data decodes to nothing' USING ERRCODE = '22023';
+    END IF;
 
     v_sha := encode(sha256(convert_to(p_receipt_data, 'UTF8')), 'hex');
     INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
@@ -119,7 +137,12 @@ BEGIN
             USING ERRCODE = '22023';
     END IF;
     IF v_order.outcome = 'full' THEN
-        RETURN (SELECT max(id) FROM iap.jobs WHERE order_id = p_order_id);
+        -- The job whose receipt last delivered to the order: the ledger names it, so retention never removes
+        -- it and the answer stays the same however often the receipt comes again.
+        RETURN coalesce(
+            (SELECT job_id FROM iap.deliveries WHERE order_id = p_order_id AND job_id IS NOT NULL
+             ORDER BY delivered_at DESC, job_id DESC LIMIT 1),
+            (SELECT max(id) FROM iap.jobs WHERE order_id = p_order_id));
     END IF;
 
     SELECT * INTO v_active FROM iap.jobs
@@ -156,12 +179,21 @@ CREATE TABLE IF NOT EXISTS iap.attempts (
     finished_at  timestamptz NOT NULL DEFAULT now(),
     duration_ms  int NOT NULL,
     environment  text,            -- Apple environment that answered, if one did
-    apple_status int,             -- the JSON status, if Apple answered with JSON
+    apple_status bigint,          -- the JSON status, if Apple answered with JSON (any integer it sends)
     http_status  int,             -- the HTTP status, if an HTTP answer came
     result       text NOT NULL CHECK (result IN ('verified', 'retry', 'rejected', 'abandoned')),
     error_class  text,            -- transport, http, garbled, malformed, apple_status, …
     error        text
 );
+-- Version 1 had apple_status int: a status of 3000000000 could not be written and blocked the settle.
+DO $$
+BEGIN
+    IF (SELECT data_type FROM information_schema.columns
+        WHERE table_schema = 'iap' AND table_name = 'attempts' AND column_name = 'apple_status') = 'integer' THEN
+        DROP VIEW IF EXISTS iap.recent_failures;   -- reads the column; created again below
+        ALTER TABLE iap.attempts ALTER COLUMN apple_status TYPE bigint;
+    END IF;
+END $$;
 CREATE INDEX IF NOT EXISTS attempts_job ON iap.attempts (job_id);
 CREATE INDEX IF NOT EXISTS attempts_order ON iap.attempts (order_id);
 CREATE INDEX IF NOT EXISTS attempts_finished ON iap.attempts (finished_at);
@@ -174,6 +206,30 @@ CREATE TABLE IF NOT EXISTS iap.daemons (
     heartbeat_at timestamptz NOT NULL DEFAULT now(),
     in_flight    int NOT NULL DEFAULT 0
 );
+-- The longest one of its attempts may rightly take (both Apple calls at their timeout, then recording):
+-- iap.stuck_jobs shows a job running longer than that, even while its daemon heartbeats.
+ALTER TABLE iap.daemons ADD COLUMN IF NOT EXISTS attempt_limit_seconds double precision;
+
+-- Who first received each purchase. A receipt of another user that carries an original_transaction_id seen
+-- here pays nothing for it: a receipt shared between accounts, or stolen, delivers once, to its first owner.
+CREATE TABLE IF NOT EXISTS iap.transaction_owners (
+    original_transaction_id text PRIMARY KEY,
+    user_id                 text NOT NULL,
+    order_id                text NOT NULL,
+    first_delivered_at      timestamptz NOT NULL DEFAULT now()
+);
+
+-- One row per job whose receipt carried purchases first delivered to another user.
+CREATE TABLE IF NOT EXISTS iap.foreign_transactions (
+    job_id                  bigint NOT NULL,   -- no FK: the flag outlives retention of the job
+    order_id                text NOT NULL,
+    user_id                 text NOT NULL,     -- who sent the receipt
+    original_transaction_id text NOT NULL,
+    owner_user_id           text NOT NULL,     -- who received it first
+    seen_at                 timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (job_id, original_transaction_id)
+);
+CREATE INDEX IF NOT EXISTS foreign_transactions_seen ON iap.foreign_transactions (seen_at);
 
 -- ---------------------------------------------------------------------------------------------
 -- Operating receiptd: views for psql users, operator functions, housekeeping, and roles.
@@ -216,18 +272,37 @@ ORDER BY retries DESC, error_class;
 
 -- Jobs that need a look. 60 s matches the default RECEIPTD_LEASE (a view takes no parameters):
 -- a running job silent that long is 'lease_expired' and a daemon should reclaim it soon.
+-- A running job whose daemon still heartbeats but whose attempt has run a minute past the longest
+-- an attempt may take under that daemon's settings (iap.daemons.attempt_limit_seconds) is 'overrun':
+-- the daemon is alive but no longer finishing it.
 -- A pending job due more than 5 minutes ago is 'overdue': no daemon is claiming.
 CREATE OR REPLACE VIEW iap.stuck_jobs AS
-SELECT j.id AS job_id, j.order_id, j.state,
-       CASE WHEN j.state = 'running' THEN 'lease_expired' ELSE 'overdue' END AS reason,
-       round(extract(epoch FROM now() - CASE WHEN j.state = 'running'
-                                             THEN coalesce(j.heartbeat_at, j.started_at, j.created_at)
-                                             ELSE j.run_at END))::bigint AS stuck_seconds,
+SELECT j.id AS job_id, j.order_id, j.state, k.reason,
+       round(extract(epoch FROM now() - CASE k.reason WHEN 'lease_expired' THEN coalesce(j.heartbeat_at, j.started_at, j.created_at)
+                                                     WHEN 'overrun' THEN j.started_at
+                                                     ELSE j.run_at END))::bigint AS stuck_seconds,
        j.attempts, j.locked_by, j.heartbeat_at, j.run_at, j.last_error
 FROM iap.jobs j
-WHERE (j.state = 'running' AND coalesce(j.heartbeat_at, j.started_at, j.created_at) < now() - interval '60 seconds')
-   OR (j.state = 'pending' AND j.run_at < now() - interval '5 minutes')
+LEFT JOIN iap.daemons d ON j.state = 'running' AND d.daemon = j.locked_by
+CROSS JOIN LATERAL (
+    SELECT CASE
+        WHEN j.state = 'pending' AND j.run_at < now() - interval '5 minutes' THEN 'overdue'
+        WHEN j.state = 'running' AND coalesce(j.heartbeat_at, j.started_at, j.created_at) < now() - interval '60 seconds'
+            THEN 'lease_expired'
+        WHEN j.state = 'running'
+             AND j.started_at < now() - make_interval(secs => coalesce(d.attempt_limit_seconds, 90) + 60) THEN 'overrun'
+    END AS reason
+) k
+WHERE k.reason IS NOT NULL
 ORDER BY stuck_seconds DESC, j.id;
+
+-- Receipts that carried purchases first delivered to another user: shared or stolen receipts. Each row
+-- is one such purchase in one job; it paid nothing.
+CREATE OR REPLACE VIEW iap.suspicious_receipts AS
+SELECT f.seen_at, f.job_id, f.order_id, f.user_id, f.original_transaction_id, f.owner_user_id, o.order_id AS owner_order_id
+FROM iap.foreign_transactions f
+LEFT JOIN iap.transaction_owners o USING (original_transaction_id)
+ORDER BY f.seen_at DESC, f.job_id DESC, f.original_transaction_id;
 
 -- Failed jobs finished in the last 24 h, and invalid/failed orders settled then (shown with
 -- their latest job), with the latest attempt's answer.
@@ -393,7 +468,8 @@ BEGIN
         -- Exactly the daemon's statements: claim, heartbeat, record, deliver, log attempts.
         GRANT USAGE ON SCHEMA iap TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.jobs, iap.orders TO receiptd_worker;
-        GRANT SELECT, INSERT ON iap.deliveries, iap.attempts TO receiptd_worker;
+        GRANT SELECT, INSERT ON iap.deliveries, iap.attempts, iap.transaction_owners, iap.foreign_transactions
+            TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
@@ -411,8 +487,10 @@ BEGIN
         REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_operator;
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_operator;
         GRANT USAGE ON SCHEMA iap TO receiptd_operator;
-        GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures TO receiptd_operator;
-        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons TO receiptd_operator;
+        GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
+            TO receiptd_operator;
+        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
+            iap.foreign_transactions TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text) TO receiptd_operator;
     END IF;
 END $$;

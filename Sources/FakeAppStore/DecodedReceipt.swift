@@ -31,7 +31,7 @@ struct DecodedReceipt: Sendable {
         else { return nil }
         status = fields["status"] as? Int ?? 0
         environment = fields["environment"] as? String == "Sandbox" ? .sandbox : .production
-        bundleIDLiteral = Self.jsonText(fields["bundle_id"] as? String ?? "com.example.game")
+        bundleIDLiteral = Self.jsonText(fields["bundle_id"] as? String ?? SyntheticReceipt.defaultBundleID)
         inAppJSON = Self.jsonText(fields["in_app"] ?? [Any]())
         latestReceiptInfoJSON = fields["latest_receipt_info"].map(Self.jsonText)
         isRetryable = fields["is_retryable"] as? Bool

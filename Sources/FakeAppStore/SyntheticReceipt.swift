@@ -35,6 +35,9 @@ import Foundation
 /// (plus `is_retryable` when the receipt or step gives it). The wait before an
 /// answer is the configured latency plus the receipt's and the step's `delay_ms`.
 public struct SyntheticReceipt: Codable, Sendable, Equatable {
+    /// The bundle id of a receipt that names none: the app the demo, the tools and the tests configure.
+    public static let defaultBundleID = "com.example.game"
+
     /// Apple status to answer once the environment is right; `nil` means 0.
     public var status: Int?
     /// `"Production"` or `"Sandbox"`; `nil` means Production.

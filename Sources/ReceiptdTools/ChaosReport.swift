@@ -11,6 +11,8 @@ public struct ChaosReport: Sendable {
     public var kills: Int
     /// Daemons that died without being killed.
     public var crashes: Int
+    /// Cancel notifications sent for running jobs that nobody replaced.
+    public var forgedCancels: Int
     /// Calls the stand-in App Store answered (or dropped).
     public var appleCalls: Int
     /// Ledger rows.
@@ -22,7 +24,7 @@ public struct ChaosReport: Sendable {
 
     static func check(
         orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
-        gracefulExitCodes: [Int32?], apple: Int
+        gracefulExitCodes: [Int32?], apple: Int, forgedCancels: Int
     ) async throws -> ChaosReport {
         var violations: [String] = []
         let rows = try await connection.execute("""
@@ -54,7 +56,8 @@ public struct ChaosReport: Sendable {
         var outcomes: [String: Int] = [:]
         for row in rows { outcomes[row["outcome"] ?? "none", default: 0] += 1 }
         let deliveries = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
-        return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, appleCalls: apple,
+        return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, forgedCancels: forgedCancels,
+                           appleCalls: apple,
                            deliveries: deliveries, outcomes: outcomes, violations: violations)
     }
 
@@ -64,7 +67,7 @@ public struct ChaosReport: Sendable {
         let counts = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return """
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
-            deliveries: \(deliveries); Apple calls: \(appleCalls); daemons killed: \(kills); crashes: \(crashes)
+            deliveries: \(deliveries); Apple calls: \(appleCalls); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """
     }

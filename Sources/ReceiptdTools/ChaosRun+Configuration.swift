@@ -9,6 +9,11 @@ extension ChaosRun {
         public var killInterval: Double
         /// Restart PostgreSQL with `-m immediate` once, mid-run.
         public var restartDatabase: Bool
+        /// Seconds PostgreSQL is stopped once, mid-run, after the restart: longer than half the daemons' lease
+        /// (3 s), so answers in hand cannot be recorded in time; 0 stops it never.
+        public var databaseOutage: Double
+        /// Send forged `iap_job_cancel` notifications for random running jobs that nobody replaced.
+        public var forgeCancels: Bool
         /// The run gives up (and fails) after this many seconds.
         public var timeLimit: Double
         /// Seed of the stand-in's fault draws.
@@ -16,7 +21,9 @@ extension ChaosRun {
 
         /// Creates a configuration; the defaults are the small run CI does.
         public init(daemons: Int = 3, orders: Int = 1_000, killInterval: Double = 3, restartDatabase: Bool = true,
-                    timeLimit: Double = 240, seed: UInt64 = 1) {
+                    databaseOutage: Double = 2.5, forgeCancels: Bool = true, timeLimit: Double = 240, seed: UInt64 = 1) {
+            self.databaseOutage = databaseOutage
+            self.forgeCancels = forgeCancels
             self.daemons = daemons
             self.orders = orders
             self.killInterval = killInterval

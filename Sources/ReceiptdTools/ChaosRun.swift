@@ -4,7 +4,8 @@ import Logging
 import ReceiptdCore
 
 /// Several daemon processes work through thousands of orders while the stand-in injects faults,
-/// daemons are killed with SIGKILL and restarted, and PostgreSQL is restarted with `-m immediate`.
+/// daemons are killed with SIGKILL and restarted, PostgreSQL is restarted with `-m immediate` and later
+/// stopped for longer than half the lease, and forged cancel notifications name running jobs.
 /// Then `ChaosReport` checks that nothing was lost or delivered twice.
 public struct ChaosRun {
     let configuration: Configuration
@@ -55,6 +56,8 @@ public struct ChaosRun {
         var lastKill = started
         var replaced = false
         var restarted = !configuration.restartDatabase
+        var outageDone = configuration.databaseOutage <= 0
+        var forged = 0
         var open = Int.max
         while ContinuousClock.now - started < .seconds(configuration.timeLimit) {
             try await Task.sleep(for: .milliseconds(250))
@@ -70,6 +73,7 @@ public struct ChaosRun {
             do {
                 open = try await connection.execute(
                     "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
+                if configuration.forgeCancels { forged += try await forgeCancels(on: connection) }
             } catch {
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
@@ -83,18 +87,36 @@ public struct ChaosRun {
                 connection = try await PostgresConnection.connect(database)
                 continue
             }
-            if open == 0 && replaced && restarted { break }
+            if restarted, !outageDone, open < orders.initial.count / 3 {
+                say("stopping PostgreSQL for \(configuration.databaseOutage) s (\(open) jobs open)")
+                try postgres.stopServer(mode: .fast)
+                try await Task.sleep(for: .seconds(configuration.databaseOutage))
+                try postgres.resume()
+                outageDone = true
+                await connection.close()
+                connection = try await PostgresConnection.connect(database)
+                continue
+            }
+            if open == 0 && replaced && restarted && outageDone { break }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
         let exitCodes = await fleet.terminateAll()
         let report = try await ChaosReport.check(
             orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
-            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count)
+            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count, forgedCancels: forged)
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }
         return report
+    }
+
+    /// Names up to three running jobs on the cancel channel though nobody replaced them, as any role can.
+    private func forgeCancels(on connection: PostgresConnection) async throws -> Int {
+        try await connection.execute("""
+            SELECT pg_notify('iap_job_cancel', id::text)
+            FROM (SELECT id FROM iap.jobs WHERE state = 'running' ORDER BY random() LIMIT 3) running
+            """).rows.count
     }
 
     private func enqueue(_ call: ChaosOrders.Enqueue, on connection: PostgresConnection) async throws {

@@ -49,6 +49,7 @@ final class DaemonProcess {
         var environment = ProcessInfo.processInfo.environment
         environment.merge([
             "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
+            "APPLE_BUNDLE_ID": SyntheticReceipt.defaultBundleID,
             "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "", "RECEIPTD_SHUTDOWN_GRACE": "2",
         ]) { $1 }
         environment.merge(overrides) { $1 }

@@ -46,6 +46,7 @@ extension DatabaseCeiling {
         FROM iap.orders WHERE user_id = :user_id_\(i) AND (outcome IS DISTINCT FROM 'full' OR order_id = :order_id_\(i)) ORDER BY order_id FOR UPDATE;
         SELECT 1 FROM iap.jobs WHERE id = :job_id_\(i) AND state = 'running' AND locked_by = 'pgbench' FOR UPDATE;
         SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(jsonb_build_array('pgb' || :job_id_\(i)))));
+        SELECT original_transaction_id, user_id FROM iap.transaction_owners WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text(jsonb_build_array('pgb' || :job_id_\(i)))));
         \\endpipeline
         \\startpipeline
         WITH ledger AS (
@@ -59,6 +60,11 @@ extension DatabaseCeiling {
             FROM jsonb_to_recordset(jsonb_build_array(jsonb_build_object('order_id', :order_id_\(i)::text, 'delivered', 1, 'outcome', 'full')))
                  AS r(order_id text, delivered int, outcome text)
             WHERE o.user_id = :user_id_\(i) AND o.outcome IS DISTINCT FROM 'full' AND o.order_id = r.order_id
+        ), owners AS (
+            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+            SELECT n.original_id, :user_id_\(i), n.order_id
+            FROM jsonb_to_recordset(jsonb_build_array(jsonb_build_object('original_id', 'pgb' || :job_id_\(i), 'order_id', :order_id_\(i)::text)))
+                 AS n(original_id text, order_id text)
         ), finished AS (
             UPDATE iap.jobs SET state = 'succeeded', finished_at = now(), environment = 'Production', last_error = NULL,
                 locked_by = NULL, heartbeat_at = NULL WHERE id = :job_id_\(i)

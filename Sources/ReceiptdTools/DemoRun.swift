@@ -53,7 +53,8 @@ public struct DemoRun {
         let apple = AppleVerifier.Configuration(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
                                                 sharedSecret: "demo-shared-secret", requestTimeout: .seconds(10))
         let daemon = ReceiptDaemon(
-            configuration: .init(concurrency: 16, backoff: Backoff(base: 0.2, maximum: 2), pollInterval: 0.2, lease: 15, shutdownGrace: 2),
+            configuration: .init(concurrency: 16, backoff: Backoff(base: 0.2, maximum: 2), pollInterval: 0.2,
+                                 expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 15, shutdownGrace: 2),
             connectionString: database, verifier: AppleVerifier(configuration: apple, client: client), logger: logger)
         let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -4,7 +4,8 @@ import ReceiptdCore
 /// `receiptd status`: the queue at a glance.
 struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "status", abstract: "Show jobs by state, orders by outcome, daemons alive, retries of the last hour, stuck jobs and recent failures.")
+        commandName: "status",
+        abstract: "Show jobs by state, orders by outcome, deliveries, daemons alive, retries of the last hour, stuck jobs, suspicious receipts and recent failures.")
 
     @OptionGroup var options: OperatorOptions
 
@@ -22,6 +23,7 @@ struct StatusCommand: OperatorCommand {
             }).render()]
 
         sections.append("Orders: " + status.outcomes.map { "\($0.outcome) \($0.orders)" }.joined(separator: ", "))
+        sections.append("Deliveries: production \(status.productionDeliveries), sandbox \(status.sandboxDeliveries)")
         let alive = status.daemons.filter(\.alive)
         sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(
             headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE"],
@@ -48,6 +50,8 @@ struct StatusCommand: OperatorCommand {
                 }).render())
         }
 
+        sections.append("Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"
+            + (status.suspiciousReceipts > 0 ? " (purchases first delivered to another user; see iap.suspicious_receipts)" : ""))
         sections.append("Failures in the last 24 h: \(status.recentFailures)"
             + (status.recentFailures > 0 ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : ""))
         return sections.joined(separator: "\n\n")

@@ -3,7 +3,7 @@ import Testing
 
 @Suite struct ReceiptdSettingsTests {
     @Test func defaultsMatchTheContract() throws {
-        let settings = try ReceiptdSettings(environment: [:])
+        let settings = try ReceiptdSettings(completing: [:])
         #expect(settings.apple.productionURL == "https://buy.itunes.apple.com/verifyReceipt")
         #expect(settings.apple.sandboxURL == "https://sandbox.itunes.apple.com/verifyReceipt")
         #expect(settings.apple.sharedSecret == nil)
@@ -16,7 +16,7 @@ import Testing
     }
 
     @Test func valuesAreRead() throws {
-        let settings = try ReceiptdSettings(environment: [
+        let settings = try ReceiptdSettings(completing: [
             "DATABASE_URL": "postgresql://u:pw@h/db", "APPLE_SHARED_SECRET": "s3cret", "APPLE_BUNDLE_ID": "com.x",
             "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_DB_CONNECTIONS": "3", "RECEIPTD_BACKOFF_BASE": "0.5", "RECEIPTD_LOG_LEVEL": "DEBUG",
             "APPLE_VERIFY_URL": "http://127.0.0.1:9/verifyReceipt",
@@ -39,21 +39,44 @@ import Testing
     ])
     func badValuesNameTheirVariable(name: String, value: String) {
         #expect {
-            _ = try ReceiptdSettings(environment: [name: value])
+            _ = try ReceiptdSettings(completing: [name: value])
         } throws: { error in
             (error as? ConfigurationError)?.variable == name
         }
     }
 }
 
+@Suite struct BundleAndSandboxSettingTests {
+    @Test func theBundleIDIsRequired() {
+        for environment in [[:], ["APPLE_BUNDLE_ID": ""]] {
+            #expect {
+                _ = try ReceiptdSettings(environment: environment)
+            } throws: { error in
+                (error as? ConfigurationError)?.variable == "APPLE_BUNDLE_ID"
+            }
+        }
+    }
+
+    @Test func sandboxPurchasesAreAcceptedUnlessRefused() throws {
+        #expect(try ReceiptdSettings(completing: [:]).daemon.sandbox == .accept)
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_SANDBOX": "reject"]).daemon.sandbox == .reject)
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_SANDBOX": "Accept"]).daemon.sandbox == .accept)
+        #expect {
+            _ = try ReceiptdSettings(completing: ["RECEIPTD_SANDBOX": "maybe"])
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == "RECEIPTD_SANDBOX" && "\(error)".contains("accept, reject")
+        }
+    }
+}
+
 @Suite struct RetentionSettingTests {
     @Test func retentionTakesSecondsOrUnits() throws {
-        #expect(try ReceiptdSettings(environment: [:]).daemon.retention == 30 * 86_400)
-        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "7d"]).daemon.retention == 7 * 86_400)
-        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "12h"]).daemon.retention == 12 * 3_600)
-        #expect(try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": "90"]).daemon.retention == 90)
+        #expect(try ReceiptdSettings(completing: [:]).daemon.retention == 30 * 86_400)
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "7d"]).daemon.retention == 7 * 86_400)
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "12h"]).daemon.retention == 12 * 3_600)
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "90"]).daemon.retention == 90)
         for bad in ["soon", "-1d", "0"] {
-            #expect(throws: ConfigurationError.self) { try ReceiptdSettings(environment: ["RECEIPTD_RETENTION": bad]) }
+            #expect(throws: ConfigurationError.self) { try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": bad]) }
         }
     }
 }

@@ -17,7 +17,7 @@ import Testing
     @Test(arguments: ["", "\n", "\r\n", "\n\n"])
     func theSecretIsReadWithoutItsTrailingNewline(ending: String) throws {
         try withFile(Self.secret + ending) { path in
-            let settings = try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": path])
+            let settings = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path])
             #expect(settings.apple.sharedSecret == Self.secret)
         }
     }
@@ -25,7 +25,7 @@ import Testing
     @Test func anUnreadableFileNamesTheVariable() {
         let path = "/nonexistent/receiptd/apple_shared_secret"
         #expect {
-            _ = try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": path])
+            _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path])
         } throws: { error in
             guard let error = error as? ConfigurationError else { return false }
             return error.variable == "APPLE_SHARED_SECRET_FILE" && error.description.contains(path)
@@ -34,17 +34,17 @@ import Testing
 
     @Test func aDirectoryOrAnEmptyFileIsAnError() throws {
         for path in [FileManager.default.temporaryDirectory.path] {
-            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": path]) }
+            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path]) }
         }
         try withFile("\n") { path in
-            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": path]) }
+            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path]) }
         }
     }
 
     @Test func bothWaysAtOnceIsAnErrorThatShowsNeitherSecret() throws {
         try withFile(Self.secret) { path in
             #expect {
-                _ = try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": path, "APPLE_SHARED_SECRET": "inline-secret"])
+                _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path, "APPLE_SHARED_SECRET": "inline-secret"])
             } throws: { error in
                 let text = "\(error)"
                 return (error as? ConfigurationError)?.variable == "APPLE_SHARED_SECRET_FILE"
@@ -54,7 +54,7 @@ import Testing
     }
 
     @Test func theInlineVariableStillWorksAlone() throws {
-        #expect(try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET": "inline"]).apple.sharedSecret == "inline")
-        #expect(try ReceiptdSettings(environment: ["APPLE_SHARED_SECRET_FILE": ""]).apple.sharedSecret == nil)
+        #expect(try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET": "inline"]).apple.sharedSecret == "inline")
+        #expect(try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": ""]).apple.sharedSecret == nil)
     }
 }

@@ -3,7 +3,8 @@ import Logging
 import ReceiptdTools
 import Testing
 
-/// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart.
+/// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart, a database
+/// outage longer than half the lease, and forged cancel notifications.
 /// `swift run receiptd chaos --orders 5000 --daemons 4` runs it large.
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
@@ -11,13 +12,14 @@ import Testing
         URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("receiptd").path
     }
 
-    @Test func ordersSurviveKilledDaemonsAndADatabaseRestart() async throws {
+    @Test func ordersSurviveKilledDaemonsADatabaseRestartAnOutageAndForgedCancels() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: executable), "receiptd not built at \(executable)")
         let run = ChaosRun(configuration: .init(daemons: 2, orders: 300, killInterval: 1.5, restartDatabase: true, timeLimit: 120),
                            executable: executable, say: { _ in })
         let report = try await run.run()
         #expect(report.violations.isEmpty, "\(report.summary)")
         #expect(report.kills >= 1)
+        #expect(report.forgedCancels >= 1)
         #expect(report.orders == 330)
         #expect(report.outcomes["full"] == 240)
     }

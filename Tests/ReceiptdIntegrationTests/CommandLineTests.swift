@@ -69,4 +69,12 @@ import Testing
         #expect(unreachable.status == 1 && unreachable.stderr.contains("cannot use the database"))
         #expect(!unreachable.stderr.contains("hunter2"))
     }
+
+    @Test func runRefusesToStartWithoutTheBundleID() throws {
+        let run = try ReceiptdBinary.run(["run", "--database-url", "host=127.0.0.1 port=1"])
+        #expect(run.status == 78, "\(run.stderr)")
+        #expect(run.stderr.contains("APPLE_BUNDLE_ID"))
+        let sandbox = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game", "--sandbox", "sometimes"])
+        #expect(sandbox.status == 78 && sandbox.stderr.contains("RECEIPTD_SANDBOX"), "\(sandbox.stderr)")
+    }
 }

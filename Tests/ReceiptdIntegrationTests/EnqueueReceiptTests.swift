@@ -37,6 +37,16 @@ import Testing
         ("another user", "existing", "u2", "gems", "AAAA", 1),
         ("another product", "existing", "u1", "shield", "AAAA", 1),
         ("empty order id", "", "u1", "gems", "AAAA", 1),
+        ("newline receipt", "o1", "u1", "gems", "\n", 1),
+        ("white space receipt", "o1", "u1", "gems", "\t\r\n ", 1),
+        ("long order id", String(repeating: "o", count: 256), "u1", "gems", "AAAA", 1),
+        ("long user id", "o1", String(repeating: "u", count: 256), "gems", "AAAA", 1),
+        ("long product id", "o1", "u1", String(repeating: "p", count: 256), "AAAA", 1),
+        ("escape in order id", "o\u{1b}[31m1", "u1", "gems", "AAAA", 1),
+        ("carriage return in user id", "o1", "u\r1", "gems", "AAAA", 1),
+        ("line feed in product id", "o1", "u1", "ge\nms", "AAAA", 1),
+        ("C1 control in order id", "o\u{85}1", "u1", "gems", "AAAA", 1),
+        ("DEL in user id", "o1", "u\u{7f}", "gems", "AAAA", 1),
     ])
     func badInputRaisesAndStoresNothing(label: String, order: String, user: String, product: String, receipt: String, quantity: Int) async throws {
         try await Fixture.with { f in
@@ -47,6 +57,36 @@ import Testing
             }
             #expect(try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)") == before)
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE order_id = 'existing'") == "pending")
+        }
+    }
+
+    @Test func idsUpTo255CharactersOfAnyScriptAreAccepted() async throws {
+        try await Fixture.with { f in
+            let id = String(repeating: "ü", count: 255)
+            try await f.enqueue(id, user: "игрок-1", product: "com.example.宝石", receipt: Receipts.paying("1"))
+            #expect(try await f.value("SELECT char_length(order_id) FROM iap.orders") == "255")
+            let error = await #expect(throws: PostgresError.self) { try await f.enqueue("o\u{1b}", receipt: Receipts.paying("2")) }
+            #expect(error?.sqlState == "22023")
+            #expect(error?.description.contains("control character") == true)
+        }
+    }
+
+    @Test func aFullOrderReturnsTheSameJobIdAfterRetentionRemovedItsJobs() async throws {
+        try await Fixture.with { f in
+            // o2's receipt also pays o1 (a merged payment) while o1's own request is slow: o1 becomes full through o2's job.
+            try await f.enqueue("o1", receipt: SyntheticReceipt(inApp: [], delayMilliseconds: 3_000).encoded())
+            try await f.enqueue("o2", product: "shield", receipt: SyntheticReceipt(inApp: [
+                Receipts.purchase("91", product: "shield"), Receipts.purchase("92")]).encoded())
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("o1")["outcome"] == "full")
+            let payer = try await f.value("SELECT job_id FROM iap.deliveries WHERE transaction_id = '92'")
+            let before = try await f.value("SELECT iap.enqueue_receipt('o1', 'u1', 'gems', $1)", [Receipts.paying("93")])
+            #expect(before == payer)
+            try await f.connection.execute("UPDATE iap.jobs SET finished_at = now() - interval '40 days'")
+            _ = try await f.value("SELECT iap.purge_finished(interval '30 days', 1000)")
+            #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE order_id = 'o1'") == "0")
+            let after = try await f.value("SELECT iap.enqueue_receipt('o1', 'u1', 'gems', $1)", [Receipts.paying("93")])
+            #expect(after != nil && after == before)
         }
     }
 
@@ -107,7 +147,7 @@ import Testing
         let tables = try await connection.execute(
             "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
             ["iap"]).first?.int("n")
-        #expect(tables == 5)
+        #expect(tables == 7)
         await connection.close()
     }
 }

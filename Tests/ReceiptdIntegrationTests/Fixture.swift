@@ -44,7 +44,7 @@ struct Fixture: Sendable {
         settings.apple = .init(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
                                sharedSecret: Self.sharedSecret, requestTimeout: .seconds(10))
         settings.daemon = .init(concurrency: 16, maxAttempts: 5, backoff: Backoff(base: 0.05, maximum: 0.2), pollInterval: 0.1,
-                                lease: 30, shutdownGrace: 1)
+                                expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 30, shutdownGrace: 1)
         adjust(&settings)
         return settings
     }
@@ -87,6 +87,11 @@ struct Fixture: Sendable {
         let result = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
                                                   [order, user, product, receipt, quantity])
         return Int64(try result.first!.int("id"))
+    }
+
+    /// Runs several statements without parameters, such as a test's own trigger.
+    func script(_ sql: String) async throws {
+        try await connection.withSession { try $0.executeScript(sql) }
     }
 
     /// One row of `sql` as a dictionary of column → text.

@@ -34,6 +34,7 @@ enum ReceiptdBinary {
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = nil
+        environment["APPLE_BUNDLE_ID"] = nil
         process.environment = environment
         process.standardInput = try FileHandle(forReadingFrom: paths[0])
         process.standardOutput = try FileHandle(forWritingTo: paths[1])

@@ -35,17 +35,24 @@ public enum AppleResponseParser {
         guard let entries = value as? [Any] else { return nil }
         return entries.compactMap { entry -> AppleTransaction? in
             guard let fields = entry as? [String: Any] else { return nil }
+            // Values the ledger cannot hold (an int quantity, a timestamptz date) are unreadable: such an
+            // entry pays nothing, rather than failing the settle that writes it.
             let quantity: Int? = fields["quantity"] == nil
-                ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { $0 >= 1 ? Int($0) : nil }
+                ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
+            let purchaseDate = FlexibleJSON.integer(fields["purchase_date_ms"]).flatMap { Self.storableDates.contains($0) ? $0 : nil }
             return AppleTransaction(
                 transactionID: FlexibleJSON.string(fields["transaction_id"]) ?? "",
+                originalTransactionID: FlexibleJSON.string(fields["original_transaction_id"]),
                 productID: FlexibleJSON.string(fields["product_id"]) ?? "",
                 quantity: quantity,
-                purchaseDateMilliseconds: FlexibleJSON.integer(fields["purchase_date_ms"]),
+                purchaseDateMilliseconds: purchaseDate,
                 isCancelled: FlexibleJSON.isPresent(fields["cancellation_date_ms"]) || FlexibleJSON.isPresent(fields["cancellation_date"])
             )
         }
     }
+
+    /// Purchase dates from 1970 to the end of year 9999, in milliseconds.
+    private static let storableDates: ClosedRange<Int64> = 0...253_402_300_799_999
 
     /// The first characters of a body, printable ASCII only, for an error message.
     private static func preview(_ body: [UInt8]) -> String {

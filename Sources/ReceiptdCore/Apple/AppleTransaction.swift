@@ -2,18 +2,24 @@
 public struct AppleTransaction: Sendable, Equatable {
     /// `transaction_id`; Apple's are decimal strings, forged ones have been seen as UUIDs.
     public var transactionID: String
+    /// `original_transaction_id`, or the transaction's own id when absent: the purchase a restore or renewal goes back to.
+    public var originalTransactionID: String
     /// `product_id`.
     public var productID: String
-    /// `quantity`, 1 when absent; `nil` when present but not a positive integer.
+    /// `quantity`, 1 when absent; `nil` when present but not a positive integer that fits the ledger.
     public var quantity: Int?
-    /// `purchase_date_ms` in milliseconds since 1970; `nil` when absent or unreadable.
+    /// `purchase_date_ms` in milliseconds since 1970; `nil` when absent, unreadable or outside years 1970–9999.
     public var purchaseDateMilliseconds: Int64?
     /// True when the entry carries `cancellation_date` or `cancellation_date_ms` (refunded or revoked).
     public var isCancelled: Bool
+    /// Fields in which two copies of this transaction in one answer disagree; such a transaction pays nothing.
+    public var conflictingFields: [String] = []
 
     /// Creates a transaction.
-    public init(transactionID: String, productID: String, quantity: Int? = 1, purchaseDateMilliseconds: Int64?, isCancelled: Bool = false) {
+    public init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
+                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false) {
         self.transactionID = transactionID
+        self.originalTransactionID = originalTransactionID ?? transactionID
         self.productID = productID
         self.quantity = quantity
         self.purchaseDateMilliseconds = purchaseDateMilliseconds
@@ -23,5 +29,21 @@ public struct AppleTransaction: Sendable, Equatable {
     /// True when the id has the form of a real App Store transaction id (decimal digits only).
     public var hasGenuineID: Bool {
         !transactionID.isEmpty && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+    }
+
+    /// Folds another copy of the same transaction into this one, as Apple may list it in both `in_app` and
+    /// `latest_receipt_info`: a refund in either copy counts, and copies that disagree make it pay nothing,
+    /// whichever comes first.
+    mutating func merge(_ copy: AppleTransaction) {
+        isCancelled = isCancelled || copy.isCancelled
+        let differences: [(String, Bool)] = [
+            ("original_transaction_id", originalTransactionID != copy.originalTransactionID),
+            ("product_id", productID != copy.productID),
+            ("quantity", quantity != copy.quantity),
+            ("purchase_date_ms", purchaseDateMilliseconds != copy.purchaseDateMilliseconds),
+        ]
+        for (field, differs) in differences where differs && !conflictingFields.contains(field) {
+            conflictingFields.append(field)
+        }
     }
 }

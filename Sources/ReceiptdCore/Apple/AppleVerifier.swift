@@ -52,6 +52,9 @@ public struct AppleVerifier: Sendable {
         return first
     }
 
+    /// The longest `verify` can take: two calls, each cut off by its whole-call bound.
+    public var longestVerification: Duration { (configuration.requestTimeout + Self.wholeCallGrace) * 2 }
+
     /// How long after the client's own deadline the whole-call bound fires. The client keeps retrying a
     /// connection that fails (refused, or a certificate it does not trust) until its deadline and then
     /// reports why; firing at the same instant would race that and often report a bare timeout instead.

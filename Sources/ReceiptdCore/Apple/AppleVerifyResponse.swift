@@ -34,9 +34,19 @@ public struct AppleVerifyResponse: Sendable, Equatable {
         self.latestReceiptInfo = latestReceiptInfo
     }
 
-    /// `in_app` and `latest_receipt_info` together, each `transaction_id` once (the first seen wins).
+    /// `in_app` and `latest_receipt_info` together, each `transaction_id` once, its copies merged
+    /// (see `AppleTransaction.merge`), in the order each id first appears.
     public var allTransactions: [AppleTransaction] {
-        var seen = Set<String>()
-        return ((receipt?.inApp ?? []) + (latestReceiptInfo ?? [])).filter { seen.insert($0.transactionID).inserted }
+        var position: [String: Int] = [:]
+        var merged: [AppleTransaction] = []
+        for entry in (receipt?.inApp ?? []) + (latestReceiptInfo ?? []) {
+            if let index = position[entry.transactionID] {
+                merged[index].merge(entry)
+            } else {
+                position[entry.transactionID] = merged.count
+                merged.append(entry)
+            }
+        }
+        return merged
     }
 }

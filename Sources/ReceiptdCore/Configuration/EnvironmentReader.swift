@@ -95,4 +95,15 @@ struct EnvironmentReader {
         guard !secret.isEmpty else { throw ConfigurationError(variable: name, problem: "\"\(path)\" is empty") }
         return secret
     }
+
+    /// One of an enum's raw values, given in any case.
+    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, _: Choice.Type) throws(ConfigurationError) -> Choice?
+    where Choice.RawValue == String {
+        guard let text = string(name) else { return nil }
+        guard let value = Choice(rawValue: text.lowercased()) else {
+            let allowed = Choice.allCases.map(\.rawValue).joined(separator: ", ")
+            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not one of \(allowed)")
+        }
+        return value
+    }
 }

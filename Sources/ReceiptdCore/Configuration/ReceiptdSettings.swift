@@ -36,7 +36,13 @@ public struct ReceiptdSettings: Sendable {
         apple.sandboxURL = try reader.url("APPLE_SANDBOX_VERIFY_URL") ?? apple.sandboxURL
         apple.sharedSecret = try Self.sharedSecret(reader)
         apple.requestTimeout = .seconds(try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true) ?? 30)
-        daemon.expectedBundleID = reader.string("APPLE_BUNDLE_ID")
+        // Without it any app's receipt, a sandbox tester's free one included, would deliver goods.
+        guard let bundleID = reader.string("APPLE_BUNDLE_ID"), !bundleID.isEmpty else {
+            throw ConfigurationError(variable: "APPLE_BUNDLE_ID",
+                                     problem: "is required: the bundle id of the app whose receipts this daemon verifies")
+        }
+        daemon.expectedBundleID = bundleID
+        daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency
         daemon.databaseConnections = try reader.integer("RECEIPTD_DB_CONNECTIONS", minimum: 1) ?? daemon.databaseConnections
         daemon.maxAttempts = try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1) ?? daemon.maxAttempts

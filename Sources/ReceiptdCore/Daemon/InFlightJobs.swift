@@ -24,10 +24,18 @@ final class InFlightJobs: Sendable {
         signals.withLock { $0[jobID] }?.fire()
     }
 
+    /// Whether `jobID` runs here.
+    func contains(_ jobID: Int64) -> Bool {
+        signals.withLock { $0[jobID] != nil }
+    }
+
     /// Aborts every request in flight.
     func abortAll() {
         signals.withLock { Array($0.values) }.forEach { $0.fire() }
     }
+
+    /// The ids of the jobs in flight, whose heartbeats the daemon refreshes.
+    var ids: [Int64] { signals.withLock { Array($0.keys) } }
 
     /// Jobs in flight.
     var count: Int { signals.withLock { $0.count } }

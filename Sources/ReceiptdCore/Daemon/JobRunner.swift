@@ -2,6 +2,10 @@ import Foundation
 import Logging
 
 /// Runs one claimed job: asks Apple, classifies the answer, records the result.
+///
+/// Whatever happens, the job does not stay `running` under this daemon once `run` returns: it is recorded,
+/// put back to `pending` with a guarded update, or (when even that cannot be written) left for its lease to
+/// lapse, since the daemon heartbeats only the jobs it still has in flight.
 struct JobRunner: Sendable {
     let verifier: AppleVerifier
     let store: JobStore
@@ -9,7 +13,8 @@ struct JobRunner: Sendable {
     let logger: Logger
     let metrics: ReceiptdMetrics
 
-    /// Processes `job`; when `abort` fires first, the Apple request is cancelled and nothing is written.
+    /// Processes `job`; when `abort` fires first, the Apple request is cancelled, the abandoned attempt noted,
+    /// and the job (if still ours) goes back to `pending`.
     /// Returns what the attempt says about Apple's health, for the circuit breaker.
     func run(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? {
         var logger = logger
@@ -31,8 +36,9 @@ struct JobRunner: Sendable {
         }
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
-            logger.info("Apple request abandoned: the job was superseded or the daemon is stopping")
+            logger.info("Apple request abandoned: the job was superseded or cancelled, or the daemon is stopping")
             try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, call: nil, verdict: nil))
+            await release(job, logger: logger)
             return nil
         }
         let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
@@ -43,24 +49,37 @@ struct JobRunner: Sendable {
         return attempt.appleHealthy
     }
 
-    /// Writes the verdict, retrying while the database is unreachable, until the job's lease would lapse.
+    /// Writes the verdict, retrying while the database is unreachable, until half the job's lease has passed.
+    /// A statement the server refuses for its content is not sent again: the job is rescheduled without it.
     private func record(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async {
         let deadline = ContinuousClock.now + .seconds(configuration.lease / 2)
         var pause = Duration.milliseconds(100)
         while true {
             do {
-                let recording = try await write(verdict, attempt: attempt, for: job, logger: logger)
-                if recording == .abandoned {
+                let (recording, outcome) = try await write(verdict, attempt: attempt, for: job, logger: logger)
+                if case .retry(let failure) = verdict, recording != .abandoned { metrics.retry(errorClass: failure.errorClass) }
+                switch recording {
+                case .abandoned:
                     logger.info("answer dropped: the job is no longer running under this daemon")
                     var abandoned = attempt
                     abandoned.result = .abandoned
                     try? await store.recordAbandoned(job, attempt: abandoned)
+                case .recorded(let state) where state == .succeeded || state == .failed:
+                    // Counted here, once the finish is committed, not once per try at writing it.
+                    metrics.jobFinished(state: state.rawValue, outcome: outcome)
+                case .recorded:
+                    break
                 }
+                return
+            } catch let error as PostgresError where !error.isTransient {
+                logger.error("the database refused to record the answer; rescheduling the job without it",
+                             metadata: [LogKey.error: "\(error)"])
+                await reschedule(job, after: error, logger: logger)
                 return
             } catch {
                 guard ContinuousClock.now + pause < deadline, !Task.isCancelled else {
-                    logger.error("could not record the result; the job returns to pending when its lease lapses",
-                                 metadata: [LogKey.error: "\(error)"])
+                    logger.error("could not record the result; rescheduling the job", metadata: [LogKey.error: "\(error)"])
+                    await reschedule(job, after: error, logger: logger)
                     return
                 }
                 if pause == .milliseconds(100) {
@@ -72,46 +91,81 @@ struct JobRunner: Sendable {
         }
     }
 
-    private func write(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async throws -> JobStore.Recording {
+    /// After an answer could not be recorded: the job waits its backoff and is asked again (the attempt counts,
+    /// so an answer that can never be written ends in `failed`, not in a loop). When even this cannot be written,
+    /// the job's heartbeat stops with this task and its lease returns it.
+    private func reschedule(_ job: ClaimedJob, after error: any Error, logger: Logger) async {
+        let failure = TransientFailure(errorClass: "recording", reason: "could not record the answer: \(error)")
+        do {
+            let recording = try await store.recordRetry(
+                job, failure: failure, delay: configuration.backoff.delay(afterAttempt: job.attempts),
+                maxAttempts: configuration.maxAttempts, attempt: nil)
+            metrics.retry(errorClass: failure.errorClass)
+            if recording == .recorded(.failed) { metrics.jobFinished(state: JobState.failed.rawValue, outcome: .failed) }
+        } catch {
+            logger.error("could not reschedule the job either; its lease returns it to pending", metadata: [LogKey.error: "\(error)"])
+        }
+    }
+
+    /// Puts an aborted job back to `pending` at once, if it is still ours (a superseded or cancelled one is not).
+    private func release(_ job: ClaimedJob, logger: Logger) async {
+        do {
+            if try await store.release(job) { logger.info("job returned to pending") }
+        } catch {
+            logger.warning("could not return the job to pending; its lease returns it", metadata: [LogKey.error: "\(error)"])
+        }
+    }
+
+    /// Writes one verdict; returns how it was written and the order outcome to count when it finished the job.
+    private func write(
+        _ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger
+    ) async throws -> (JobStore.Recording, OrderOutcome?) {
         switch verdict {
         case .verified(let response, let environment):
-            let planner = DeliveryPlanner(purchaseSkewSeconds: configuration.purchaseSkew, expectedBundleID: configuration.expectedBundleID)
-            if let reason = planner.rejection(of: response) {
+            let planner = DeliveryPlanner(purchaseSkewSeconds: configuration.purchaseSkew,
+                                          expectedBundleID: configuration.expectedBundleID, sandbox: configuration.sandbox)
+            if let reason = planner.rejection(of: response, environment: environment) {
                 logger.notice("receipt rejected", metadata: [LogKey.error: "\(reason)"])
                 var rejected = attempt
                 rejected.result = .rejected
                 rejected.error = reason
-                metrics.jobFinished(state: "failed", outcome: .invalid)
-                return try await store.recordRejection(job, reason: reason, attempt: rejected)
+                return (try await store.recordRejection(job, reason: reason, attempt: rejected), .invalid)
+            }
+            let conflicting = response.allTransactions.filter { !$0.conflictingFields.isEmpty }
+            if !conflicting.isEmpty {
+                logger.warning("copies of a transaction disagree; it pays nothing", metadata: [
+                    "transactions": "\(conflicting.map { "\($0.transactionID): \($0.conflictingFields.joined(separator: ","))" })",
+                ])
             }
             let (recording, plan) = try await store.recordVerified(
                 job, response: response, environment: environment, planner: planner, attempt: attempt)
-            if recording != .abandoned { metrics.jobFinished(state: "succeeded", outcome: plan?.orderResults.first?.outcome) }
+            if let plan, !plan.foreignPurchases.isEmpty {
+                logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
+                    "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",
+                ])
+            }
             if let plan, let own = plan.orderResults.first {
                 logger.info("order settled", metadata: [
                     "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",
                     "transactions": "\(plan.deliveries.count)", LogKey.environment: "\(environment.rawValue)",
                 ])
             }
-            return recording
+            return (recording, plan?.orderResults.first?.outcome)
         case .retry(let failure):
             let drawn = configuration.backoff.delay(afterAttempt: job.attempts)
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
             let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
             let recording = try await store.recordRetry(
                 job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts, attempt: attempt)
-            metrics.retry(errorClass: failure.errorClass)
-            if recording == .recorded(state: "failed") { metrics.jobFinished(state: "failed", outcome: .failed) }
-            let level: Logger.Level = recording == .recorded(state: "failed") ? .error : .warning
-            logger.log(level: level, "attempt failed", metadata: [
+            let exhausted = recording == .recorded(.failed)
+            logger.log(level: exhausted ? .error : .warning, "attempt failed", metadata: [
                 LogKey.errorClass: "\(failure.errorClass)", LogKey.error: "\(failure.reason)",
-                "next": recording == .recorded(state: "failed") ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
+                "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
             ])
-            return recording
+            return (recording, .failed)
         case .reject(let reason):
             logger.notice("receipt rejected by Apple", metadata: [LogKey.error: "\(reason)"])
-            metrics.jobFinished(state: "failed", outcome: .invalid)
-            return try await store.recordRejection(job, reason: reason, attempt: attempt)
+            return (try await store.recordRejection(job, reason: reason, attempt: attempt), .invalid)
         }
     }
 }

@@ -35,7 +35,9 @@ extension JobStore {
     ) throws -> (Recording, DeliveryPlan?) {
         // Row sets from a jsonb parameter go through `= ANY (ARRAY(…))` wherever they meet a table: the
         // planner guesses 100 rows for a set-returning function and would scan the whole table for them.
-        let ids = response.allTransactions.map(\.transactionID)
+        let transactions = response.allTransactions
+        let ids = transactions.map(\.transactionID)
+        let originals = transactions.map(\.originalTransactionID)
         let read = try session.pipeline([
             SQLStatement("BEGIN"),
             // Order rows before the job row, in order_id order: the order enqueue_receipt locks them in.
@@ -52,6 +54,10 @@ extension JobStore {
             SQLStatement(
                 "SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))",
                 [JSONText.array(ids)]),
+            SQLStatement("""
+                SELECT original_transaction_id, user_id FROM iap.transaction_owners
+                WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+                """, [JSONText.array(Array(Set(originals)))]),
         ])
         let snapshots = try read[1].namedRows.map { row in
             OrderSnapshot(
@@ -63,10 +69,23 @@ extension JobStore {
             return (.abandoned, nil)
         }
         let delivered = Set(read[3].rows.compactMap { $0[0] })
-        let plan = planner.plan(response, order: order, otherOpenOrders: snapshots, alreadyDelivered: delivered)
+        let owners = Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
+                                uniquingKeysWith: { first, _ in first })
+        let plan = planner.plan(response, for: job.userID, order: order, otherOpenOrders: snapshots, alreadyDelivered: delivered,
+                                firstOwners: owners)
 
         let products = Dictionary(snapshots.map { ($0.orderID, $0.productID) }, uniquingKeysWith: { first, _ in first })
         var writes = [settleStatement(job, owner: owner, plan: plan, products: products, environment: environment, attempt: attempt)]
+        if !plan.foreignPurchases.isEmpty {
+            let flagged = JSONText.rows(plan.foreignPurchases.map { foreign in
+                [("original_id", .string(foreign.originalTransactionID)), ("owner", .string(foreign.ownerUserID))]
+            })
+            writes.append(SQLStatement("""
+                INSERT INTO iap.foreign_transactions (job_id, order_id, user_id, original_transaction_id, owner_user_id)
+                SELECT $2, $3, $4, f.original_id, f.owner FROM jsonb_to_recordset($1::jsonb) AS f(original_id text, owner text)
+                ON CONFLICT DO NOTHING
+                """, [flagged, job.id, job.order.orderID, job.userID]))
+        }
         if !plan.ordersCompletedElsewhere.isEmpty {
             writes.append(SQLStatement("""
                 WITH closed AS (
@@ -83,7 +102,7 @@ extension JobStore {
         }
         writes.append(SQLStatement("COMMIT"))
         _ = try session.pipeline(writes)
-        return (.recorded(state: "succeeded"), plan)
+        return (.recorded(.succeeded), plan)
     }
 
     /// The plan's writes as one statement: ledger rows, orders, the job and its attempt. The ledger insert
@@ -101,6 +120,11 @@ extension JobStore {
              ("product_id", .string(products[delivery.orderID] ?? "")), ("quantity", .int(Int64(delivery.quantity))),
              ("purchase_ms", .int(delivery.purchaseDateMilliseconds))]
         })
+        let owners = JSONText.rows(plan.newOwners.map { delivery in
+            [("original_id", .string(delivery.originalTransactionID)), ("order_id", .string(delivery.orderID))]
+        })
+        let flag = plan.foreignPurchases.isEmpty ? nil : "receipt carries purchases first delivered to another user: "
+            + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", ")
         let results = JSONText.rows(plan.orderResults.map { result in
             [("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
              ("outcome", .string(result.outcome.rawValue))]
@@ -116,13 +140,18 @@ extension JobStore {
                 UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now()
                 FROM jsonb_to_recordset($4::jsonb) AS r(order_id text, delivered int, outcome text)
                 WHERE o.user_id = $8 AND o.outcome IS DISTINCT FROM 'full' AND o.order_id = r.order_id
+            ), owners AS (
+                -- No ON CONFLICT: another user's delivery of the same purchase meanwhile fails this, and the settle
+                -- is planned again with that owner known.
+                INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+                SELECT n.original_id, $8, n.order_id FROM jsonb_to_recordset($9::jsonb) AS n(original_id text, order_id text)
             ), finished AS (
-                UPDATE iap.jobs SET state = 'succeeded', finished_at = now(), environment = $2, last_error = NULL,
+                UPDATE iap.jobs SET state = 'succeeded', finished_at = now(), environment = $2, last_error = $10,
                     locked_by = NULL, heartbeat_at = NULL
                 WHERE id = $3
             )
-            INSERT INTO iap.attempts \(attemptColumns) VALUES ($3, $5, $6, $7, \(attemptValues(from: 9)))
+            INSERT INTO iap.attempts \(attemptColumns) VALUES ($3, $5, $6, $7, \(attemptValues(from: 11)))
             """, [deliveries, environment.rawValue, job.id, results,
-                  job.order.orderID, job.attempts, owner, job.userID] + attempt.parameters)
+                  job.order.orderID, job.attempts, owner, job.userID, owners, flag] + attempt.parameters)
     }
 }

@@ -2,10 +2,12 @@ import Foundation
 
 extension JobStore {
     /// Records a transient failure: the job waits `delay` seconds, or becomes `failed` (order `failed`) at the last attempt.
+    ///
+    /// Without `attempt` no attempt row is written: the fallback when the attempt's own answer could not be recorded.
     public func recordRetry(
-        _ job: ClaimedJob, failure: TransientFailure, delay: Double, maxAttempts: Int, attempt: AttemptRecord
+        _ job: ClaimedJob, failure: TransientFailure, delay: Double, maxAttempts: Int, attempt: AttemptRecord?
     ) async throws -> Recording {
-        try await finish(job, outcome: "failed", attempt: attempt, sql: """
+        try await finish(job, outcome: .failed, attempt: attempt, sql: """
             UPDATE iap.jobs
             SET state = CASE WHEN attempts >= $3 THEN 'failed' ELSE 'pending' END,
                 finished_at = CASE WHEN attempts >= $3 THEN now() END,
@@ -18,7 +20,7 @@ extension JobStore {
 
     /// Records a terminal rejection: the job is `failed` and its order `invalid`.
     public func recordRejection(_ job: ClaimedJob, reason: String, attempt: AttemptRecord) async throws -> Recording {
-        try await finish(job, outcome: "invalid", attempt: attempt, sql: """
+        try await finish(job, outcome: .invalid, attempt: attempt, sql: """
             UPDATE iap.jobs
             SET state = 'failed', finished_at = now(), last_error = $3, environment = $4, locked_by = NULL, heartbeat_at = NULL
             WHERE id = $1 AND state = 'running' AND locked_by = $2
@@ -42,12 +44,18 @@ extension JobStore {
         return "to_timestamp(\(n[0])), \(n[1]), \(n[2]), \(n[3]), \(n[4]), \(n[5]), \(n[6]), \(n[7])"
     }
 
-    /// Runs a job update and writes the attempt row with it; when the update leaves the job `failed`,
+    /// Runs a job update and writes the attempt row (if any) with it; when the update leaves the job `failed`,
     /// the order takes `outcome` unless goods were already delivered.
     private func finish(
-        _ job: ClaimedJob, outcome: String, attempt: AttemptRecord, sql jobUpdate: String, _ parameters: [any SQLParameter]
+        _ job: ClaimedJob, outcome: OrderOutcome, attempt: AttemptRecord?, sql jobUpdate: String, _ parameters: [any SQLParameter]
     ) async throws -> Recording {
         let next = parameters.count + 1
+        let attemptInsert = attempt == nil ? "" : """
+            , attempt AS (
+                INSERT INTO iap.attempts \(Self.attemptColumns)
+                SELECT $1, job.order_id, $\(next + 1), $2, \(Self.attemptValues(from: next + 2)) FROM job
+            )
+            """
         let result = try await pool.execute("""
             WITH job AS (\(jobUpdate)), settled AS (
                 UPDATE iap.orders o SET outcome = $\(next)::iap.outcome, outcome_at = now()
@@ -55,13 +63,10 @@ extension JobStore {
                 WHERE o.order_id = job.order_id AND job.state = 'failed'
                   AND o.delivered_quantity = 0 AND o.outcome IS DISTINCT FROM 'full'
                 RETURNING 1
-            ), attempt AS (
-                INSERT INTO iap.attempts \(Self.attemptColumns)
-                SELECT $1, job.order_id, $\(next + 1), $2, \(Self.attemptValues(from: next + 2)) FROM job
-            )
+            )\(attemptInsert)
             SELECT state FROM job
-            """, parameters + [outcome, job.attempts] + attempt.parameters)
-        guard let state = result.first?["state"] else { return .abandoned }
-        return .recorded(state: state)
+            """, parameters + [outcome.rawValue] + (attempt.map { [job.attempts] + $0.parameters } ?? []))
+        guard let text = result.first?["state"], let state = JobState(rawValue: text) else { return .abandoned }
+        return .recorded(state)
     }
 }

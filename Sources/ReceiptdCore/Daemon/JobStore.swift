@@ -4,8 +4,8 @@ import Foundation
 public struct JobStore: Sendable {
     /// How a result was written.
     public enum Recording: Sendable, Equatable {
-        /// Written; the job is now in `state`.
-        case recorded(state: String)
+        /// Written; the job is now in this state.
+        case recorded(JobState)
         /// Not written: the job is no longer `running` under this daemon (superseded, cancelled, or its lease lapsed).
         case abandoned
     }
@@ -55,13 +55,38 @@ public struct JobStore: Sendable {
                       o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms
             """
 
-    /// Refreshes the heartbeat of every job this daemon runs, and of the daemon itself in `iap.daemons`.
-    public func heartbeat(inFlight: Int) async throws {
+    /// Refreshes the heartbeat of `jobs`, the jobs this daemon is still working on, and of the daemon itself in
+    /// `iap.daemons`, with the longest an attempt of its may take.
+    ///
+    /// Only the jobs in flight: a job the daemon stopped working on for any reason must let its lease lapse.
+    public func heartbeat(jobs: [Int64], attemptLimitSeconds: Double) async throws {
         try await pool.execute("""
-            WITH jobs AS (UPDATE iap.jobs SET heartbeat_at = now() WHERE state = 'running' AND locked_by = $1)
-            INSERT INTO iap.daemons (daemon, in_flight) VALUES ($1, $2)
-            ON CONFLICT (daemon) DO UPDATE SET heartbeat_at = now(), in_flight = excluded.in_flight
-            """, [owner, inFlight])
+            WITH jobs AS (
+                UPDATE iap.jobs SET heartbeat_at = now()
+                WHERE id = ANY ($2::bigint[]) AND state = 'running' AND locked_by = $1
+            )
+            INSERT INTO iap.daemons (daemon, in_flight, attempt_limit_seconds) VALUES ($1, $3, $4)
+            ON CONFLICT (daemon) DO UPDATE
+            SET heartbeat_at = now(), in_flight = excluded.in_flight, attempt_limit_seconds = excluded.attempt_limit_seconds
+            """, [owner, jobs, jobs.count, attemptLimitSeconds])
+    }
+
+    /// Whether `jobID` is still `running` under this daemon: the check behind every cancel notification, which
+    /// any role can send and so is only a hint.
+    public func isRunningHere(_ jobID: Int64, on connection: PostgresConnection) async throws -> Bool {
+        try await !connection.execute(
+            "SELECT 1 FROM iap.jobs WHERE id = $1 AND state = 'running' AND locked_by = $2", [jobID, owner]).rows.isEmpty
+    }
+
+    /// Puts one job this daemon stopped working on back to `pending` at once, not counting the interrupted
+    /// attempt; does nothing when the job is no longer `running` under this daemon.
+    @discardableResult
+    public func release(_ job: ClaimedJob) async throws -> Bool {
+        try await pool.execute("""
+            UPDATE iap.jobs SET state = 'pending', run_at = now(), attempts = greatest(attempts - 1, 0),
+                locked_by = NULL, heartbeat_at = NULL
+            WHERE id = $1 AND state = 'running' AND locked_by = $2
+            """, [job.id, owner]).affectedRows == 1
     }
 
     /// Removes this daemon from `iap.daemons` on a graceful stop.

@@ -8,12 +8,15 @@ struct NotificationListener: Sendable {
     static let cancelChannel = "iap_job_cancel"
 
     let connectionString: String
+    /// Checks a cancel notification against the database before a request is aborted.
+    let store: JobStore
     let logger: Logger
     /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
     let readiness: ReadinessSignal
     let metrics: ReceiptdMetrics
 
-    /// Listens until the task is cancelled: new jobs wake the dispatcher, cancelled ones are aborted directly.
+    /// Listens until the task is cancelled: new jobs wake the dispatcher; a job announced as cancelled is aborted
+    /// directly, once the database confirms it is no longer running under this daemon.
     func run(wake: WakeSignal, inFlight: InFlightJobs) async {
         var pause = Duration.milliseconds(250)
         var lostSince: ContinuousClock.Instant?
@@ -55,12 +58,24 @@ struct NotificationListener: Sendable {
             var newJobs = false
             for notification in notifications {
                 if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
-                    inFlight.abort(id)
+                    try await abortIfReplaced(id, on: connection, inFlight: inFlight)
                 } else {
                     newJobs = true
                 }
             }
             if newJobs { wake.wake() }
+        }
+    }
+
+    /// Any role may send `NOTIFY iap_job_cancel`, so the notification is only a hint: the request is aborted only
+    /// when the job really was superseded or cancelled. A forged one is logged and changes nothing.
+    private func abortIfReplaced(_ jobID: Int64, on connection: PostgresConnection, inFlight: InFlightJobs) async throws {
+        guard inFlight.contains(jobID) else { return }
+        if try await store.isRunningHere(jobID, on: connection) {
+            logger.warning("ignored a cancel notification for a job that is still running here",
+                           metadata: [LogKey.jobID: "\(jobID)"])
+        } else {
+            inFlight.abort(jobID)
         }
     }
 }

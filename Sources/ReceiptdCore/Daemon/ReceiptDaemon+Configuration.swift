@@ -11,8 +11,11 @@ extension ReceiptDaemon {
         public var pollInterval: Double
         /// How long a purchase may predate its order (`RECEIPTD_PURCHASE_SKEW`).
         public var purchaseSkew: Double
-        /// When set, receipts of another bundle are `invalid` (`APPLE_BUNDLE_ID`).
-        public var expectedBundleID: String?
+        /// The app's bundle id; a receipt of any other bundle is `invalid` (`APPLE_BUNDLE_ID`, required by
+        /// `receiptd run`). Empty matches no receipt.
+        public var expectedBundleID: String
+        /// Whether sandbox purchases deliver (`RECEIPTD_SANDBOX`).
+        public var sandbox: SandboxPolicy
         /// A running job whose heartbeat is older than this goes back to `pending` (`RECEIPTD_LEASE`).
         public var lease: Double
         /// On SIGTERM, how long requests in flight may finish (`RECEIPTD_SHUTDOWN_GRACE`).
@@ -31,7 +34,7 @@ extension ReceiptDaemon {
         /// Creates a configuration with the documented defaults.
         public init(
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
-            pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String? = nil,
+            pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String = "", sandbox: SandboxPolicy = .accept,
             lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 8,
             circuitBreaker: CircuitBreaker.Configuration = .init(), retention: Double = 30 * 86_400, retentionBatch: Int = 500
         ) {
@@ -44,6 +47,7 @@ extension ReceiptDaemon {
             self.pollInterval = pollInterval
             self.purchaseSkew = purchaseSkew
             self.expectedBundleID = expectedBundleID
+            self.sandbox = sandbox
             self.lease = lease
             self.shutdownGrace = shutdownGrace
             self.claimBatchSize = claimBatchSize

@@ -15,6 +15,9 @@ public final class ReceiptDaemon: Service {
     private let logger: Logger
     let metrics: ReceiptdMetrics
     private let readiness = ReadinessSignal()
+    /// The longest one attempt may rightly run: both Apple calls at their deadline, then recording for up to
+    /// half the lease. Published with the heartbeat for `iap.stuck_jobs`.
+    private let attemptLimitSeconds: Double
 
     /// Creates a daemon; nothing connects until `run()`.
     public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger,
@@ -29,6 +32,7 @@ public final class ReceiptDaemon: Service {
         self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger, metrics: metrics)
         self.metrics = metrics
         self.logger = logger
+        attemptLimitSeconds = verifier.longestVerification.seconds + configuration.lease / 2
     }
 
     /// This daemon's `locked_by` value.
@@ -48,8 +52,8 @@ public final class ReceiptDaemon: Service {
         logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let listener = NotificationListener(connectionString: connectionString, logger: logger, readiness: readiness,
-                                                    metrics: metrics)
+                let listener = NotificationListener(connectionString: connectionString, store: store, logger: logger,
+                                                    readiness: readiness, metrics: metrics)
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake, inFlight: inFlight) }
                 var dispatcher = Dispatcher(daemon: self, events: sink, wake: wake, inFlight: inFlight)
@@ -81,7 +85,7 @@ public final class ReceiptDaemon: Service {
             wake.wake()
             guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
             do {
-                try await store.heartbeat(inFlight: inFlight.count)
+                try await store.heartbeat(jobs: inFlight.ids, attemptLimitSeconds: attemptLimitSeconds)
                 try await purgeOldJobs()
                 let queue = try await store.queueDepth()
                 metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)

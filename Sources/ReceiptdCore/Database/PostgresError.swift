@@ -33,6 +33,14 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// True for serialization failures and deadlocks, which are safe to retry as a whole transaction.
     public var isRetryableConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
 
+    /// True unless the server refused the statement for what it says (bad data, a broken constraint, an error
+    /// it raised): those fail again however often they are sent. Lost connections, a server shutting down,
+    /// conflicts and shortages may pass.
+    public var isTransient: Bool {
+        guard kind == .query, let sqlState else { return true }
+        return ["08", "40", "53", "55", "57", "58"].contains(String(sqlState.prefix(2)))
+    }
+
     /// The message, with the SQLSTATE when there is one.
     public var description: String {
         let text = message.trimmingCharacters(in: .whitespacesAndNewlines)

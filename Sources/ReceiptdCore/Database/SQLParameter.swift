@@ -33,3 +33,8 @@ extension Optional: SQLParameter where Wrapped: SQLParameter {
     /// The wrapped value's text, or NULL.
     public var sqlText: String? { self?.sqlText }
 }
+
+extension Array: SQLParameter where Element == Int64 {
+    /// The array literal PostgreSQL reads for `bigint[]`, e.g. `{1,2,3}`.
+    public var sqlText: String? { "{" + map(String.init).joined(separator: ",") + "}" }
+}

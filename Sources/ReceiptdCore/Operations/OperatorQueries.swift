@@ -40,7 +40,11 @@ public struct OperatorQueries: Sendable {
                     FROM iap.daemons ORDER BY heartbeat_at DESC
                     """)
                 let counts = try session.execute("""
-                    SELECT (SELECT count(*) FROM iap.stuck_jobs) AS stuck, (SELECT count(*) FROM iap.recent_failures) AS failures
+                    SELECT (SELECT count(*) FROM iap.stuck_jobs) AS stuck, (SELECT count(*) FROM iap.recent_failures) AS failures,
+                           (SELECT count(*) FROM iap.deliveries WHERE environment IS DISTINCT FROM 'Sandbox') AS production,
+                           (SELECT count(*) FROM iap.deliveries WHERE environment = 'Sandbox') AS sandbox,
+                           (SELECT count(DISTINCT job_id) FROM iap.suspicious_receipts WHERE seen_at > now() - interval '24 hours')
+                               AS suspicious
                     """)
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
@@ -49,7 +53,10 @@ public struct OperatorQueries: Sendable {
                     retriesLastHour: try retries.namedRows.map(QueueStatus.RetryCount.init(row:)),
                     stuckJobs: try stuck.namedRows.map(QueueStatus.StuckJob.init(row:)),
                     stuckTotal: try counts.first?.int("stuck") ?? 0,
-                    recentFailures: try counts.first?.int("failures") ?? 0)
+                    recentFailures: try counts.first?.int("failures") ?? 0,
+                    productionDeliveries: try counts.first?.int("production") ?? 0,
+                    sandboxDeliveries: try counts.first?.int("sandbox") ?? 0,
+                    suspiciousReceipts: try counts.first?.int("suspicious") ?? 0)
             }
         }
     }

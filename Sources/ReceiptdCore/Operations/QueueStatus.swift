@@ -34,7 +34,8 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var orderID: String
         /// `running` or `pending`.
         public var state: JobState
-        /// `lease_expired` (running, heartbeat over 60 s old) or `overdue` (pending, due over 5 minutes ago).
+        /// `lease_expired` (running, heartbeat over 60 s old), `overrun` (running far longer than an attempt may,
+        /// its daemon still heartbeating) or `overdue` (pending, due over 5 minutes ago).
         public var reason: String
         /// Seconds since the heartbeat or since the job became due.
         public var stuckSeconds: Int
@@ -80,6 +81,13 @@ public struct QueueStatus: Sendable, Codable, Equatable {
     public var stuckTotal: Int
     /// Rows of `iap.recent_failures`: failed jobs and invalid/failed orders of the last 24 hours.
     public var recentFailures: Int
+    /// Ledger rows delivered from production receipts.
+    public var productionDeliveries: Int
+    /// Ledger rows delivered from sandbox receipts (testers' and App Review's purchases).
+    public var sandboxDeliveries: Int
+    /// Jobs of the last 24 hours whose receipts carried purchases first delivered to another user
+    /// (`iap.suspicious_receipts`).
+    public var suspiciousReceipts: Int
 
     /// The number of jobs in `state`.
     public func jobs(in state: JobState) -> Int {

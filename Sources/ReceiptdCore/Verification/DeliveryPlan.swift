@@ -4,6 +4,8 @@ public struct DeliveryPlan: Sendable, Equatable {
     public struct Delivery: Sendable, Equatable {
         /// The Apple transaction being delivered.
         public var transactionID: String
+        /// The purchase it goes back to, whose first owner the ledger remembers.
+        public var originalTransactionID: String
         /// The order it pays.
         public var orderID: String
         /// Units applied to that order.
@@ -22,10 +24,22 @@ public struct DeliveryPlan: Sendable, Equatable {
         public var outcome: OrderOutcome
     }
 
+    /// A purchase in the receipt that was first delivered to another user: it pays nothing here and is flagged.
+    public struct ForeignPurchase: Sendable, Equatable {
+        /// Its `original_transaction_id`.
+        public var originalTransactionID: String
+        /// The user it was first delivered to.
+        public var ownerUserID: String
+    }
+
     /// Ledger rows, oldest purchase first.
     public var deliveries: [Delivery]
     /// The job's own order first, then each other order the receipt paid.
     public var orderResults: [OrderResult]
+    /// Purchases of other users found in the receipt, each once.
+    public var foreignPurchases: [ForeignPurchase] = []
+    /// Deliveries whose original transaction has no owner yet: this plan makes the job's user its first owner.
+    public var newOwners: [Delivery] = []
 
     /// Orders other than the job's that this plan makes `full`; their active jobs are closed as superseded.
     public var ordersCompletedElsewhere: [String] {

@@ -1,33 +1,54 @@
 /// Decides what a verified receipt delivers. A pure function of Apple's answer, the orders and the ledger.
 public struct DeliveryPlanner: Sendable {
-    /// Seconds a purchase may predate its order (clock skew between the game server and Apple).
+    /// Seconds a purchase may predate its order's checkout (clock skew between the game server and Apple).
     public var purchaseSkewSeconds: Double
-    /// When set, a receipt for another bundle delivers nothing.
-    public var expectedBundleID: String?
+    /// The app's bundle id: a receipt of any other bundle delivers nothing (an empty one matches no receipt).
+    public var expectedBundleID: String
+    /// Whether sandbox purchases may deliver.
+    public var sandbox: SandboxPolicy
 
     /// Creates a planner.
-    public init(purchaseSkewSeconds: Double, expectedBundleID: String? = nil) {
+    public init(purchaseSkewSeconds: Double, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
         self.purchaseSkewSeconds = purchaseSkewSeconds
         self.expectedBundleID = expectedBundleID
+        self.sandbox = sandbox
     }
 
-    /// Why a verified receipt is still `invalid`, or `nil` when it may deliver.
-    public func rejection(of response: AppleVerifyResponse) -> String? {
-        guard let expectedBundleID, response.receipt?.bundleID != expectedBundleID else { return nil }
-        return "receipt is for bundle \(response.receipt?.bundleID ?? "(none)"), not \(expectedBundleID)"
+    /// Why a receipt that `environment` verified is still `invalid`, or `nil` when it may deliver.
+    public func rejection(of response: AppleVerifyResponse, environment: AppleEnvironment) -> String? {
+        if expectedBundleID.isEmpty || response.receipt?.bundleID != expectedBundleID {
+            return "receipt is for bundle \(response.receipt?.bundleID ?? "(none)"), not \(expectedBundleID)"
+        }
+        if environment == .sandbox && sandbox == .reject {
+            return "sandbox purchase refused (RECEIPTD_SANDBOX=reject)"
+        }
+        return nil
     }
 
     /// Plans deliveries for `order` (the job's order) first, then for the user's `otherOpenOrders`, oldest first.
     ///
-    /// An entry pays an order when the product matches, it is not refunded, its id is genuine, it is not in
-    /// `alreadyDelivered`, and it was bought no earlier than the order's creation minus the skew.
+    /// An entry pays an order when the product matches, it is not refunded, its id is genuine, its copies in the
+    /// answer agree, it is not in `alreadyDelivered`, its original purchase was not first delivered to another user
+    /// (`firstOwners` maps original transaction ids to their first user), and, for an order created at checkout,
+    /// it was bought no earlier than the checkout minus the skew. An order first seen with its receipt has no such
+    /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
+    /// transaction to one delivery.
     public func plan(
-        _ response: AppleVerifyResponse, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot], alreadyDelivered: Set<String>
+        _ response: AppleVerifyResponse, for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
+        alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
         let entries = response.allTransactions
+        var foreign: [DeliveryPlan.ForeignPurchase] = []
+        for entry in entries where entry.hasGenuineID {
+            guard let owner = firstOwners[entry.originalTransactionID], owner != user,
+                  !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID }) else { continue }
+            foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+        }
         var available = entries
-            .filter { $0.hasGenuineID && !$0.isCancelled && $0.quantity != nil && $0.purchaseDateMilliseconds != nil }
+            .filter { $0.hasGenuineID && !$0.isCancelled && $0.conflictingFields.isEmpty }
+            .filter { $0.quantity != nil && $0.purchaseDateMilliseconds != nil }
             .filter { !alreadyDelivered.contains($0.transactionID) }
+            .filter { firstOwners[$0.originalTransactionID].map { $0 == user } ?? true }
             .sorted { ($0.purchaseDateMilliseconds!, $0.transactionID) < ($1.purchaseDateMilliseconds!, $1.transactionID) }
         let others = otherOpenOrders
             .filter { $0.orderID != order.orderID }
@@ -47,12 +68,14 @@ public struct DeliveryPlanner: Sendable {
                                      outcome: delivered >= candidate.quantity ? .full : .partial))
             }
         }
-        return DeliveryPlan(deliveries: deliveries, orderResults: results)
+        var owned = Set(firstOwners.keys)
+        let newOwners = deliveries.filter { owned.insert($0.originalTransactionID).inserted }
+        return DeliveryPlan(deliveries: deliveries, orderResults: results, foreignPurchases: foreign, newOwners: newOwners)
     }
 
     private func take(for order: OrderSnapshot, from available: inout [AppleTransaction]) -> [DeliveryPlan.Delivery] {
         var remaining = order.quantity - order.deliveredQuantity
-        let earliest = order.createdAtMilliseconds - Int64(purchaseSkewSeconds * 1000)
+        let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkewSeconds * 1000) } ?? .min
         var paid: [DeliveryPlan.Delivery] = []
         var index = available.startIndex
         while remaining > 0, index < available.endIndex {
@@ -62,8 +85,8 @@ public struct DeliveryPlanner: Sendable {
                 continue
             }
             let units = min(entry.quantity!, remaining)
-            paid.append(.init(transactionID: entry.transactionID, orderID: order.orderID, quantity: units,
-                              purchaseDateMilliseconds: entry.purchaseDateMilliseconds!))
+            paid.append(.init(transactionID: entry.transactionID, originalTransactionID: entry.originalTransactionID,
+                              orderID: order.orderID, quantity: units, purchaseDateMilliseconds: entry.purchaseDateMilliseconds!))
             remaining -= units
             available.remove(at: index)
         }

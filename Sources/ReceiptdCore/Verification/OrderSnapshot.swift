@@ -10,9 +10,14 @@ public struct OrderSnapshot: Sendable, Equatable {
     public var createdAtMilliseconds: Int64
     /// `delivered_quantity` so far.
     public var deliveredQuantity: Int
+    /// When the game created the order at checkout, before payment; `nil` for an order first seen with its
+    /// receipt, which has no time of its own before the payment and so no purchase-date bound.
+    public var checkoutAtMilliseconds: Int64?
 
     /// Creates a snapshot.
-    public init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0) {
+    public init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
+                checkoutAtMilliseconds: Int64? = nil) {
+        self.checkoutAtMilliseconds = checkoutAtMilliseconds
         self.orderID = orderID
         self.productID = productID
         self.quantity = quantity
