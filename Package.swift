@@ -40,7 +40,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.embedInCode("SQL/iap_schema.sql")]
+            resources: [
+                .embedInCode("SQL/routines.sql"),
+                .embedInCode("SQL/migrations/0001_initial.sql"),
+                .embedInCode("SQL/migrations/0002_hardening.sql"),
+            ]
         ),
         .target(
             name: "FakeAppStore",

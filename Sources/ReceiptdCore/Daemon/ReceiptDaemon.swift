@@ -46,6 +46,7 @@ public final class ReceiptDaemon: Service {
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     public func run() async throws {
+        guard try await schemaIsCurrent() else { return }
         let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
         let wake = WakeSignal(events: sink)
         let inFlight = InFlightJobs()
@@ -74,6 +75,39 @@ public final class ReceiptDaemon: Service {
         }
         await pool.close()
         logger.info("receiptd stopped")
+    }
+
+    /// Waits until the database answers, then checks that it has every migration this binary needs.
+    /// Returns false when shutdown came first; throws `MigrationError.databaseIsBehind` for an old schema.
+    /// A database a newer receiptd migrated further is fine: migrations only add.
+    private func schemaIsCurrent() async throws -> Bool {
+        var pause = Duration.milliseconds(250)
+        var reported = false
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                let connection = try await PostgresConnection.connect(connectionString)
+                let version: Int
+                do {
+                    version = try await Migrator.schemaVersion(connection)
+                } catch {
+                    await connection.close()
+                    throw error
+                }
+                await connection.close()
+                guard version >= Migration.latestVersion else {
+                    let error = MigrationError.databaseIsBehind(database: version, binary: Migration.latestVersion)
+                    logger.critical("cannot start: \(error)")
+                    throw error
+                }
+                return true
+            } catch let error as PostgresError {
+                if !reported { logger.error("database unreachable at start; retrying with backoff", metadata: [LogKey.error: "\(error)"]) }
+                reported = true
+                try? await Task.sleep(for: pause)
+                pause = min(pause * 2, .seconds(10))
+            }
+        }
+        return false
     }
 
     /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
