@@ -23,7 +23,7 @@ struct MigrateCommand: AsyncParsableCommand {
             await connection.close()
             print("receiptd: schema iap is up to date")
         } catch {
-            FileHandle.standardError.write(Data("receiptd: migrate failed: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("receiptd: migrate failed: \("\(error)".terminalSafe)\n".utf8))
             throw ExitCode.failure
         }
     }
