@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# Checks deploy/receiptd.service with `systemd-analyze verify`. The unit's ExecStart points at
-# /usr/local/bin/receiptd, which a build machine lacks, so a copy pointing at a stub is verified.
+# Checks that deploy/receiptd.service keeps its hardening directives, then verifies it with
+# `systemd-analyze verify`. The unit's ExecStart points at /usr/local/bin/receiptd, which a build
+# machine lacks, so a copy pointing at a stub is verified.
 # Any output counts as a failure: verify reports unknown keys as warnings, not errors.
 set -euo pipefail
 cd "$(dirname "$0")"
+
+# The hardening README.md promises, checked with or without systemd: a directive dropped or
+# misspelt by mistake fails here.
+required=(
+    DynamicUser=yes NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes PrivateTmp=yes PrivateDevices=yes
+    ProtectProc=invisible ProcSubset=pid PrivateUsers=yes PrivateMounts=yes CapabilityBoundingSet=
+    "RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX" MemoryDenyWriteExecute=yes SystemCallArchitectures=native
+    SystemCallFilter=@system-service SystemCallFilter=~@privileged SystemCallFilter=~@resources
+)
+for directive in "${required[@]}"; do
+    if ! grep -qxF -- "$directive" receiptd.service; then
+        echo "check-unit: deploy/receiptd.service lacks $directive" >&2
+        exit 1
+    fi
+done
 
 if ! command -v systemd-analyze >/dev/null 2>&1; then
     echo "check-unit: systemd-analyze not available; skipping the unit check" >&2

@@ -334,6 +334,7 @@ BEGIN
         GRANT SELECT, INSERT ON iap.deliveries, iap.attempts, iap.transaction_owners, iap.foreign_transactions
             TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
+        GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
@@ -353,7 +354,7 @@ BEGIN
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
-            iap.foreign_transactions TO receiptd_operator;
+            iap.foreign_transactions, iap.schema_migrations TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text) TO receiptd_operator;
     END IF;
 END $$;

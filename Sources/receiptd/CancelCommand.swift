@@ -14,6 +14,6 @@ struct CancelCommand: OperatorCommand {
     var reference: String
 
     func run() async throws {
-        try await perform({ try await $0.cancel(reference) }) { "Order \($0.orderID): job \($0.jobID) cancelled." }
+        try await perform({ try await $0.cancel(reference) }) { "Order \($0.orderID.terminalSafe): job \($0.jobID) cancelled." }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import ReceiptdCore
 import ReceiptdTools
 
 /// `receiptd demo`: the whole pipeline on a throwaway PostgreSQL and the stand-in App Store.
@@ -34,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
 
     private func pad(_ cells: [String]) -> String {
         let widths = [16, 8, 3, 9, 10]
-        return cells.enumerated().map { index, cell in
+        return cells.map(\.terminalSafe).enumerated().map { index, cell in
             index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
         }.joined(separator: " ")
     }

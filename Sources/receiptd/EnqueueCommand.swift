@@ -35,6 +35,6 @@ struct EnqueueCommand: OperatorCommand {
             throw ValidationError("the receipt in \(receiptFile == "-" ? "stdin" : receiptFile) is empty")
         }
         let request = EnqueueRequest(orderID: order, userID: user, productID: product, quantity: quantity, receiptData: receipt)
-        try await perform({ try await $0.enqueue(request) }) { "Order \($0.orderID): job \($0.jobID)." }
+        try await perform({ try await $0.enqueue(request) }) { "Order \($0.orderID.terminalSafe): job \($0.jobID)." }
     }
 }

@@ -28,7 +28,7 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             await connection.close()
         } catch {
-            FileHandle.standardError.write(Data("receiptd: migrate failed: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("receiptd: migrate failed: \("\(error)".terminalSafe)\n".utf8))
             throw ExitCode.failure
         }
         if exit != .success { throw exit }

@@ -38,7 +38,8 @@ extension OperatorCommand {
         default: ("\(error)", OperatorExitCode.failure)
         }
         let safe = SecretRedaction.redact(message, connectionString: options.connectionString)
-        FileHandle.standardError.write(Data("receiptd \(name): \(safe)\n".utf8))
+        // One line, whatever stored text or multi-line server message it quotes.
+        FileHandle.standardError.write(Data("receiptd \(name): \(safe.terminalSafe)\n".utf8))
         return code
     }
 

@@ -33,7 +33,7 @@ struct RetryCommand: OperatorCommand {
         if failed, let since {
             try await perform({ try await $0.retryFailed(since: since) }, text: Self.text)
         } else if let reference {
-            try await perform({ try await $0.retry(reference) }) { "Order \($0.orderID): new job \($0.jobID), due now." }
+            try await perform({ try await $0.retry(reference) }) { "Order \($0.orderID.terminalSafe): new job \($0.jobID), due now." }
         }
     }
 

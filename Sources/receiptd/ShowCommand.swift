@@ -24,7 +24,7 @@ struct ShowCommand: OperatorCommand {
             ("outcome", order.outcome.map { outcome in order.outcomeAt.map { "\(outcome) at \($0)" } ?? outcome } ?? "not settled"),
             ("created", order.createdAt),
         ]
-        let header = facts.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + ($0.1 ?? "-") }.joined(separator: "\n")
+        let header = facts.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + ($0.1 ?? "-").terminalSafe }.joined(separator: "\n")
         let jobs = TextTable(
             headers: ["JOB", "STATE", "ATTEMPTS", "ENV", "CREATED", "FINISHED", "SUPERSEDED BY", "LAST ERROR"],
             rows: detail.jobs.map { job in

@@ -22,7 +22,7 @@ struct StatusCommand: OperatorCommand {
                  HumanDuration.text(row.oldestDueSeconds), HumanDuration.text(row.oldestHeartbeatSeconds)]
             }).render()]
 
-        sections.append("Orders: " + status.outcomes.map { "\($0.outcome) \($0.orders)" }.joined(separator: ", "))
+        sections.append("Orders: " + status.outcomes.map { "\($0.outcome.terminalSafe) \($0.orders)" }.joined(separator: ", "))
         sections.append("Deliveries: production \(status.productionDeliveries), sandbox \(status.sandboxDeliveries)")
         let alive = status.daemons.filter(\.alive)
         sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(

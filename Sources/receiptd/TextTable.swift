@@ -1,4 +1,7 @@
+import ReceiptdCore
+
 /// Columns aligned with spaces for people; columns of numbers (and `-`) are right-aligned.
+/// Control characters in cells are shown as escapes (`String.terminalSafe`).
 struct TextTable {
     /// Column titles.
     var headers: [String]
@@ -7,7 +10,8 @@ struct TextTable {
 
     /// The table, one line per row, without a trailing newline. The last column is not padded.
     func render() -> String {
-        let cells = rows.map { $0.map { $0 ?? "-" } }
+        // Cells hold database values: a raw ESC, CR or LF would reach the operator's terminal.
+        let cells = rows.map { $0.map { ($0 ?? "-").terminalSafe } }
         let widths = headers.indices.map { column in
             cells.reduce(headers[column].count) { max($0, $1[column].count) }
         }

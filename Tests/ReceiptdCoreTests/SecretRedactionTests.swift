@@ -24,3 +24,23 @@ import ReceiptdCore
         #expect(SecretRedaction.redact(message, connectionString: "postgresql://u@127.0.0.1:1/x") == message)
     }
 }
+
+/// The password of a malformed `DATABASE_URL`, which libpq quotes in its error, masked where the error is made.
+@Suite struct ConnectionErrorRedactionTests {
+    static let url = "postgresql://bob:p%zzSECRETpw@127.0.0.1:1/db"
+
+    @Test func aBadPercentEscapeInThePasswordIsMasked() {
+        let message = #"invalid percent-encoded token: "p%zzSECRETpw""#
+        let redacted = SecretRedaction.redact(message, connectionString: Self.url)
+        #expect(redacted == #"invalid percent-encoded token: "***""#)
+        #expect(!redacted.contains("SECRETpw") && !redacted.contains("p%zz"))
+    }
+
+    /// libpq rejects the URL while parsing it, before any network I/O.
+    @Test func connectThrowsAnErrorWithoutThePassword() async throws {
+        let error = await #expect(throws: PostgresError.self) { try await PostgresConnection.connect(Self.url) }
+        let text = try #require(error).description
+        #expect(text.contains("invalid percent-encoded token"), "the libpq message is kept: \(text)")
+        #expect(!text.contains("SECRETpw") && !text.contains("p%zz"), "\(text)")
+    }
+}

@@ -11,10 +11,11 @@ import ReceiptdCore
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs a server on a free loopback port while `body` runs; `body` gets the base URL.
-    func withServer(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+    func withServer(configuration: MetricsServer.Configuration = .init(host: "127.0.0.1", port: 0),
+                    registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
                     readiness: @escaping @Sendable () async -> Bool = { true },
                     _ body: (String) async throws -> Void) async throws {
-        let server = MetricsServer(configuration: .init(host: "127.0.0.1", port: 0), registry: registry,
+        let server = MetricsServer(configuration: configuration, registry: registry,
                                    logger: Self.logger, readiness: readiness)
         let group = ServiceGroup(configuration: .init(services: [server], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in

@@ -20,7 +20,8 @@ enum ReceiptdBinary {
     }
 
     /// Runs `receiptd arguments…` with `stdin`, with output going to temporary files so no pipe can fill up.
-    static func run(_ arguments: [String], stdin: String = "") throws -> Run {
+    /// `DATABASE_URL` is cleared unless `environment`, laid over this process's own, sets it.
+    static func run(_ arguments: [String], stdin: String = "", environment overrides: [String: String] = [:]) throws -> Run {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -35,6 +36,7 @@ enum ReceiptdBinary {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = nil
         environment["APPLE_BUNDLE_ID"] = nil
+        environment.merge(overrides) { $1 }
         process.environment = environment
         process.standardInput = try FileHandle(forReadingFrom: paths[0])
         process.standardOutput = try FileHandle(forWritingTo: paths[1])

@@ -45,13 +45,32 @@ struct EnvironmentReader {
         return value * (unit ?? 1)
     }
 
+    /// An https URL, or an http one to a loopback host (a local stand-in or proxy): the request carries
+    /// the shared secret, which plain http would send in clear over the network.
     func url(_ name: String) throws(ConfigurationError) -> String? {
         guard let text = string(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = url.host, !host.isEmpty else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not an http or https URL")
         }
+        guard scheme == "https" || Self.isLoopback(host) else {
+            throw ConfigurationError(variable: name, problem: "plain http to \(host) would send the shared secret in clear; "
+                                     + "use https (http is allowed only to 127.0.0.0/8, ::1 and localhost)")
+        }
         return text
+    }
+
+    /// `localhost`, an IPv4 address in 127.0.0.0/8, or `::1` (with or without brackets). Names are not
+    /// resolved: a name that merely resolves to loopback today is not trusted.
+    static func isLoopback(_ host: String) -> Bool {
+        var name = host.lowercased()
+        if name.hasPrefix("[") && name.hasSuffix("]") { name = String(name.dropFirst().dropLast()) }
+        if name == "localhost" || name == "localhost." { return true }
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, name, &ipv4) == 1 { return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127 }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, name, &ipv6) == 1 else { return false }
+        return withUnsafeBytes(of: ipv6) { bytes in bytes.dropLast().allSatisfy { $0 == 0 } && bytes.last == 1 }
     }
 
     func logLevel(_ name: String) throws(ConfigurationError) -> Logger.Level? {

@@ -100,7 +100,7 @@ public final class ReceiptDaemon: Service {
                     throw error
                 }
                 return true
-            } catch let error as PostgresError {
+            } catch let error as PostgresError where error.kind == .connection {
                 if !reported { logger.error("database unreachable at start; retrying with backoff", metadata: [LogKey.error: "\(error)"]) }
                 reported = true
                 try? await Task.sleep(for: pause)

@@ -35,7 +35,9 @@ public final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = String(cString: PQerrorMessage(handle))
+            // libpq quotes parts of a malformed connection string, password included, so the message is
+            // masked here, where the string is known, and no caller can log it unmasked.
+            let message = SecretRedaction.redact(String(cString: PQerrorMessage(handle)), connectionString: connectionString)
             PQfinish(handle)
             throw PostgresError(kind: .connection, message: message)
         }

@@ -2,8 +2,9 @@ import Foundation
 
 /// An error from PostgreSQL or libpq.
 ///
-/// The description carries the server's message and SQLSTATE, never the connection string,
-/// so a password in `DATABASE_URL` cannot leak through it.
+/// The description carries the server's message and SQLSTATE, never the connection string, so a
+/// password in `DATABASE_URL` cannot leak through it; `PostgresConnection.connect` masks the password
+/// when libpq quotes it from a malformed string.
 public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// What went wrong, in broad strokes.
     public enum Kind: Sendable, Equatable {

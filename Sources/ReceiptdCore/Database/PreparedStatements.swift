@@ -17,7 +17,7 @@ final class PreparedStatements {
         guard names.count < Self.capacity else { return nil }
         let name = "receiptd_\(names.count)"
         // Types are left to the server to infer, as PQexecParams does.
-        try DatabaseSession.consume(PQprepare(handle, name, sql, Int32(parameterCount), nil), connection: handle)
+        _ = try DatabaseSession.consume(PQprepare(handle, name, sql, Int32(parameterCount), nil), connection: handle)
         names[sql] = name
         return name
     }

@@ -74,12 +74,19 @@ public final class MetricsServer: Service, Sendable, CustomStringConvertible {
     }
 
     private func bind() async throws -> NIOAsyncChannel<Connection, Never> {
-        try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let gate = ConnectionGate(limit: configuration.maxConnections)
+        let timeout = TimeAmount(configuration.requestTimeout)
+        return try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 64)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .bind(host: configuration.host, port: configuration.port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // Every open connection holds a file descriptor the database pool may need, so one over
+                    // the limit gets no time at all: it is closed as soon as it is open. Failing this initializer
+                    // instead would end the accept loop.
+                    let admitted = gate.admit(channel)
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
+                    try channel.pipeline.syncOperations.addHandler(RequestDeadline(timeout: admitted ? timeout : .zero))
                     return try Connection(wrappingChannelSynchronously: channel)
                 }
             }

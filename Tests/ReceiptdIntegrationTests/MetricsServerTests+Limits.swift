@@ -1,0 +1,95 @@
+import Foundation
+import ReceiptdCore
+import Testing
+
+/// The endpoint's connection limit and request timeout, over raw TCP: a client that connects and says
+/// nothing, or drips its request, must not keep a file descriptor the database pool needs.
+extension MetricsServerTests {
+    static let healthRequest = "GET /healthz HTTP/1.1\r\nHost: test\r\n\r\n"
+
+    /// A loopback server on a free port with `adjust` applied.
+    static func configuration(_ adjust: (inout MetricsServer.Configuration) -> Void) -> MetricsServer.Configuration {
+        var configuration = MetricsServer.Configuration(host: "127.0.0.1", port: 0)
+        adjust(&configuration)
+        return configuration
+    }
+
+    /// A new connection that asks for `/healthz` and reads the answer, or nil if the server closed it instead.
+    static func answeredClient(port: Int) async throws -> RawTCPClient? {
+        let client = try RawTCPClient(port: port)
+        client.send(healthRequest)
+        return try await client.read(until: "\r\n\r\nok\n", within: .seconds(5)) ? client : nil
+    }
+
+    @Test func connectionsOverTheLimitAreClosedAtOnce() async throws {
+        let configuration = Self.configuration { $0.maxConnections = 4; $0.requestTimeout = .seconds(60) }
+        try await withServer(configuration: configuration) { base in
+            let port = try #require(URL(string: base)?.port)
+            // Keep-alive connections that got an answer: the server holds all four open.
+            var held: [RawTCPClient] = []
+            for _ in 0..<4 { held.append(try #require(try await Self.answeredClient(port: port), "within the limit")) }
+
+            for _ in 0..<8 {
+                let extra = try RawTCPClient(port: port)
+                extra.send(Self.healthRequest)
+                let started = ContinuousClock.now
+                #expect(try await extra.waitForClose(within: .seconds(3)), "a connection over the limit must be closed")
+                #expect(ContinuousClock.now - started < .seconds(3))
+                #expect(!extra.received.contains("200"), "and not served")
+            }
+            for client in held {
+                client.send(Self.healthRequest)
+                #expect(try await client.read(until: "HTTP/1.1 200", within: .seconds(5)), "the held connections are still served")
+            }
+
+            // Two close: exactly two new connections fit again, and a third is turned away.
+            held[0].close()
+            held[1].close()
+            var fresh: [RawTCPClient] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while fresh.count < 2 && ContinuousClock.now < deadline {
+                if let client = try await Self.answeredClient(port: port) { fresh.append(client) }  // Retried until the server saw the closes.
+            }
+            #expect(fresh.count == 2, "/healthz answers on a fresh connection once others closed")
+            #expect(try await Self.answeredClient(port: port) == nil, "never more than the limit")
+        }
+    }
+
+    @Test func aRequestDrippedByteByByteIsClosedWithinTheTimeout() async throws {
+        try await withServer(configuration: Self.configuration { $0.requestTimeout = .seconds(1) }) { base in
+            let port = try #require(URL(string: base)?.port)
+            let client = try RawTCPClient(port: port)
+            let started = ContinuousClock.now
+            #expect(client.send("GET /healthz HTTP/1.1\r\nHost: test\r\nX-Drip: "))
+            var closed = false
+            // One byte every 200 ms would keep the request head coming for a minute.
+            for _ in 0..<300 where !closed {
+                client.send("a")
+                closed = try await client.waitForClose(within: .milliseconds(200))
+                if ContinuousClock.now - started > .seconds(10) { break }
+            }
+            let elapsed = ContinuousClock.now - started
+            #expect(closed, "a dripped request must not hold the connection")
+            #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "closed after \(elapsed)")
+            #expect(client.received.isEmpty, "no answer to a request that never arrived")
+        }
+    }
+
+    @Test func idleConnectionsAreClosedAfterTheTimeout() async throws {
+        try await withServer(configuration: Self.configuration { $0.requestTimeout = .seconds(1) }) { base in
+            let port = try #require(URL(string: base)?.port)
+            let started = ContinuousClock.now
+            let silent = try RawTCPClient(port: port)
+            let keptAlive = try #require(try await Self.answeredClient(port: port))
+            let answered = ContinuousClock.now
+
+            #expect(try await silent.waitForClose(within: .seconds(4)), "a connection that never sends a request")
+            #expect(ContinuousClock.now - started >= .milliseconds(900), "but not before the timeout")
+            #expect(try await keptAlive.waitForClose(within: .seconds(4)), "an idle keep-alive connection after its answer")
+            #expect(ContinuousClock.now - answered >= .milliseconds(900))
+
+            // The server itself is fine: a new connection is served.
+            #expect(try await Self.answeredClient(port: port) != nil)
+        }
+    }
+}
