@@ -73,7 +73,7 @@ import Testing
             #expect(!plan.contains("Seq Scan on jobs"))
             #expect(!plan.contains("Sort"))
             let store = JobStore(pool: DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1),
-                                 owner: "test:1:plan")
+                                 owner: "test:1:plan", planner: DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x"))
             #expect(try await store.claim(limit: 5).map(\.order.orderID) == ["q1", "q2", "q3", "q4", "q5"])
         }
     }

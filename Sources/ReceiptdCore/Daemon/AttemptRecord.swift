@@ -72,6 +72,14 @@ public struct AttemptRecord: Sendable, Equatable {
 }
 
 extension AttemptRecord {
+    /// The attempt's columns as the fields of a `jsonb` row, for statements that write many attempts at once.
+    var jsonFields: [(String, JSONText.Value)] {
+        [("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
+         ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
+         ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)), ("result", .string(result.rawValue)),
+         ("error_class", .optional(errorClass)), ("error", .optional(error))]
+    }
+
     /// Whether this attempt says Apple is answering (`true`), failing (`false`), or nothing about it (`nil`).
     var appleHealthy: Bool? {
         switch result {

@@ -122,9 +122,7 @@ struct JobRunner: Sendable {
     ) async throws -> (JobStore.Recording, OrderOutcome?) {
         switch verdict {
         case .verified(let response, let environment):
-            let planner = DeliveryPlanner(purchaseSkewSeconds: configuration.purchaseSkew,
-                                          expectedBundleID: configuration.expectedBundleID, sandbox: configuration.sandbox)
-            if let reason = planner.rejection(of: response, environment: environment) {
+            if let reason = store.planner.rejection(of: response, environment: environment) {
                 logger.notice("receipt rejected", metadata: [LogKey.error: "\(reason)"])
                 var rejected = attempt
                 rejected.result = .rejected
@@ -138,7 +136,7 @@ struct JobRunner: Sendable {
                 ])
             }
             let (recording, plan) = try await store.recordVerified(
-                job, response: response, environment: environment, planner: planner, attempt: attempt)
+                VerifiedAnswer(job: job, response: response, environment: environment, attempt: attempt))
             if let plan, !plan.foreignPurchases.isEmpty {
                 logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
                     "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",

@@ -1,21 +1,32 @@
 import Foundation
 
+/// One verified answer waiting to be settled.
+public struct VerifiedAnswer: Sendable {
+    /// The job Apple's answer belongs to.
+    public var job: ClaimedJob
+    /// The answer.
+    public var response: AppleVerifyResponse
+    /// The environment that gave it.
+    public var environment: AppleEnvironment
+    /// The attempt, written with the settle.
+    public var attempt: AttemptRecord
+}
+
 extension JobStore {
-    /// Settles a verified receipt in one transaction: ledger rows, every touched order, the job, and the
-    /// active jobs of orders this receipt completed. Writes nothing if the job is no longer ours.
+    /// Settles verified answers in one transaction: ledger rows, every touched order, the jobs, their attempts,
+    /// and the active jobs of orders these receipts completed. A job that is no longer ours is `.abandoned` and
+    /// writes nothing. Results come in the order of `answers`.
     ///
-    /// Two round trips: one pipeline locks and reads what the plan needs, the other writes it and commits.
-    public func recordVerified(
-        _ job: ClaimedJob, response: AppleVerifyResponse, environment: AppleEnvironment, planner: DeliveryPlanner,
-        attempt: AttemptRecord
-    ) async throws -> (Recording, DeliveryPlan?) {
-        // A concurrent delivery of the same transaction (for another user) makes the plan stale: plan again.
+    /// Two round trips for the whole batch: one pipeline locks and reads what the plans need, the other writes
+    /// everything in one statement and commits. Settling many answers per statement and commit is what makes the
+    /// job path cheap: statement start-up, not the rows, was most of the database's work per order.
+    public func recordVerified(_ answers: [VerifiedAnswer]) async throws -> [(Recording, DeliveryPlan?)] {
+        // A concurrent delivery of the same transaction (for another user) makes a plan stale: plan again.
         for _ in 0..<5 {
             do {
-                return try await pool.withSession { [owner] session in
+                return try await pool.withSession { [owner, planner] session in
                     do {
-                        return try Self.settle(job, owner: owner, response: response, environment: environment,
-                                               planner: planner, attempt: attempt, in: session)
+                        return try Self.settle(answers, owner: owner, planner: planner, in: session)
                     } catch {
                         // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
                         _ = try? session.execute("ROLLBACK")
@@ -26,132 +37,189 @@ extension JobStore {
                 continue
             }
         }
-        throw PostgresError(kind: .query, message: "job \(job.id): gave up after repeated delivery conflicts")
+        throw PostgresError(kind: .query, message: "jobs \(answers.map(\.job.id)): gave up after repeated delivery conflicts")
     }
 
+    /// The read pipeline's statements. Row sets from a `jsonb` parameter go through `= ANY (ARRAY(…))` wherever
+    /// they meet a table: the planner guesses 100 rows for a set-returning function and would scan whole tables.
+    static let settleReads = (
+        // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
+        orders: """
+            SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms
+            FROM iap.orders
+            WHERE order_id = ANY (ARRAY(
+                SELECT order_id FROM iap.orders
+                WHERE user_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND outcome IS DISTINCT FROM 'full'
+                UNION
+                SELECT jsonb_array_elements_text($2::jsonb)))
+            ORDER BY order_id
+            FOR UPDATE
+            """,
+        jobs: """
+            SELECT id FROM iap.jobs
+            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::bigint)) AND state = 'running' AND locked_by = $2
+            ORDER BY id
+            FOR UPDATE
+            """,
+        delivered: """
+            SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+            """,
+        owners: """
+            SELECT original_transaction_id, user_id FROM iap.transaction_owners
+            WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+            """
+    )
+
     private static func settle(
-        _ job: ClaimedJob, owner: String, response: AppleVerifyResponse, environment: AppleEnvironment,
-        planner: DeliveryPlanner, attempt: AttemptRecord, in session: DatabaseSession
-    ) throws -> (Recording, DeliveryPlan?) {
-        // Row sets from a jsonb parameter go through `= ANY (ARRAY(…))` wherever they meet a table: the
-        // planner guesses 100 rows for a set-returning function and would scan the whole table for them.
-        let transactions = response.allTransactions
-        let ids = transactions.map(\.transactionID)
-        let originals = transactions.map(\.originalTransactionID)
+        _ answers: [VerifiedAnswer], owner: String, planner: DeliveryPlanner, in session: DatabaseSession
+    ) throws -> [(Recording, DeliveryPlan?)] {
+        let transactions = answers.flatMap(\.response.allTransactions)
         let read = try session.pipeline([
             SQLStatement("BEGIN"),
-            // Order rows before the job row, in order_id order: the order enqueue_receipt locks them in.
-            SQLStatement("""
-                SELECT order_id, product_id, quantity, delivered_quantity,
-                       (extract(epoch FROM created_at) * 1000)::bigint AS created_ms
-                FROM iap.orders
-                WHERE user_id = $1 AND (outcome IS DISTINCT FROM 'full' OR order_id = $2)
-                ORDER BY order_id
-                FOR UPDATE
-                """, [job.userID, job.order.orderID]),
-            SQLStatement("SELECT 1 FROM iap.jobs WHERE id = $1 AND state = 'running' AND locked_by = $2 FOR UPDATE",
-                         [job.id, owner]),
-            SQLStatement(
-                "SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))",
-                [JSONText.array(ids)]),
-            SQLStatement("""
-                SELECT original_transaction_id, user_id FROM iap.transaction_owners
-                WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
-                """, [JSONText.array(Array(Set(originals)))]),
+            SQLStatement(settleReads.orders, [JSONText.array(Array(Set(answers.map(\.job.userID)))),
+                                              JSONText.array(answers.map(\.job.order.orderID))]),
+            SQLStatement(settleReads.jobs, [JSONText.array(answers.map { String($0.job.id) }), owner]),
+            SQLStatement(settleReads.delivered, [JSONText.array(transactions.map(\.transactionID))]),
+            SQLStatement(settleReads.owners, [JSONText.array(Array(Set(transactions.map(\.originalTransactionID))))]),
         ])
-        let snapshots = try read[1].namedRows.map { row in
-            OrderSnapshot(
-                orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
-                createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"))
-        }
-        guard read[2].rows.count == 1, let order = snapshots.first(where: { $0.orderID == job.order.orderID }) else {
-            try session.execute("ROLLBACK")
-            return (.abandoned, nil)
-        }
-        let delivered = Set(read[3].rows.compactMap { $0[0] })
-        let owners = Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
-                                uniquingKeysWith: { first, _ in first })
-        let plan = planner.plan(response, for: job.userID, order: order, otherOpenOrders: snapshots, alreadyDelivered: delivered,
-                                firstOwners: owners)
+        var ledger = LedgerView(
+            orders: try read[1].namedRows.map { row in
+                (try row.string("user_id"), OrderSnapshot(
+                    orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
+                    createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity")))
+            },
+            delivered: Set(read[3].rows.compactMap { $0[0] }),
+            owners: Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
+                               uniquingKeysWith: { first, _ in first }))
+        let running = Set(read[2].rows.compactMap { $0[0].flatMap { Int64($0) } })
 
-        let products = Dictionary(snapshots.map { ($0.orderID, $0.productID) }, uniquingKeysWith: { first, _ in first })
-        var writes = [settleStatement(job, owner: owner, plan: plan, products: products, environment: environment, attempt: attempt)]
-        if !plan.foreignPurchases.isEmpty {
-            let flagged = JSONText.rows(plan.foreignPurchases.map { foreign in
-                [("original_id", .string(foreign.originalTransactionID)), ("owner", .string(foreign.ownerUserID))]
-            })
-            writes.append(SQLStatement("""
-                INSERT INTO iap.foreign_transactions (job_id, order_id, user_id, original_transaction_id, owner_user_id)
-                SELECT $2, $3, $4, f.original_id, f.owner FROM jsonb_to_recordset($1::jsonb) AS f(original_id text, owner text)
-                ON CONFLICT DO NOTHING
-                """, [flagged, job.id, job.order.orderID, job.userID]))
+        var results: [(Recording, DeliveryPlan?)] = []
+        var settled: [(VerifiedAnswer, DeliveryPlan)] = []
+        for answer in answers {
+            // A job that is not ours any more, or whose order an earlier receipt of this batch completed
+            // (that receipt's settle supersedes it), writes nothing.
+            guard running.contains(answer.job.id), !ledger.completed.contains(answer.job.order.orderID),
+                  let plan = ledger.plan(answer, planner: planner) else {
+                results.append((.abandoned, nil))
+                continue
+            }
+            results.append((.recorded(.succeeded), plan))
+            settled.append((answer, plan))
         }
-        if !plan.ordersCompletedElsewhere.isEmpty {
-            writes.append(SQLStatement("""
-                WITH closed AS (
-                    SELECT id, state FROM iap.jobs
-                    WHERE order_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND state IN ('pending', 'running')
-                    FOR UPDATE
-                ), updated AS (
-                    UPDATE iap.jobs j SET state = 'superseded', superseded_by = $2, finished_at = now(), locked_by = NULL
-                    FROM closed WHERE j.id = closed.id
-                    RETURNING j.id
-                )
-                SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = 'running'
-                """, [JSONText.array(plan.ordersCompletedElsewhere), job.id]))
+        guard !settled.isEmpty else {
+            try session.execute("ROLLBACK")
+            return results
+        }
+        var writes = [settleStatement(settled, owner: owner, orders: ledger)]
+        let completedElsewhere = settled.flatMap { answer, plan in plan.ordersCompletedElsewhere.map { ($0, answer.job.id) } }
+        if !completedElsewhere.isEmpty {
+            writes.append(SQLStatement(closeCompletedOrders, [JSONText.rows(completedElsewhere.map { order, job in
+                [("order_id", .string(order)), ("job_id", .int(job))]
+            })]))
+        }
+        let flagged = settled.flatMap { answer, plan in plan.foreignPurchases.map { (answer.job, $0) } }
+        if !flagged.isEmpty {
+            writes.append(SQLStatement(flagForeignPurchases, [JSONText.rows(flagged.map { job, foreign in
+                [("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)), ("user_id", .string(job.userID)),
+                 ("original_id", .string(foreign.originalTransactionID)), ("owner", .string(foreign.ownerUserID))]
+            })]))
         }
         writes.append(SQLStatement("COMMIT"))
         _ = try session.pipeline(writes)
-        return (.recorded(.succeeded), plan)
+        return results
     }
 
-    /// The plan's writes as one statement: ledger rows, orders, the job and its attempt. The ledger insert
-    /// has no ON CONFLICT: a transaction delivered meanwhile fails it with a unique violation, and the
-    /// whole settle is planned again.
-    ///
-    /// Every order in the plan is the job's user's (`products` maps them to their products), so no row
-    /// set here is joined to a table: the planner's guess for a jsonb row set made it scan whole tables.
-    private static func settleStatement(
-        _ job: ClaimedJob, owner: String, plan: DeliveryPlan, products: [String: String], environment: AppleEnvironment,
-        attempt: AttemptRecord
-    ) -> SQLStatement {
-        let deliveries = JSONText.rows(plan.deliveries.map { delivery in
-            [("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
-             ("product_id", .string(products[delivery.orderID] ?? "")), ("quantity", .int(Int64(delivery.quantity))),
-             ("purchase_ms", .int(delivery.purchaseDateMilliseconds))]
-        })
-        let owners = JSONText.rows(plan.newOwners.map { delivery in
-            [("original_id", .string(delivery.originalTransactionID)), ("order_id", .string(delivery.orderID))]
-        })
-        let flag = plan.foreignPurchases.isEmpty ? nil : "receipt carries purchases first delivered to another user: "
-            + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", ")
-        let results = JSONText.rows(plan.orderResults.map { result in
-            [("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
-             ("outcome", .string(result.outcome.rawValue))]
-        })
-        return SQLStatement("""
-            WITH ledger AS (
-                INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
-                SELECT d.transaction_id, d.order_id, $8, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0), $2, $3
-                FROM jsonb_to_recordset($1::jsonb)
-                     AS d(transaction_id text, order_id text, product_id text, quantity int, purchase_ms bigint)
-            ), paid AS (
-                -- user_id and the open-order test match the orders_user_open index: the user's few rows.
-                UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now()
-                FROM jsonb_to_recordset($4::jsonb) AS r(order_id text, delivered int, outcome text)
-                WHERE o.user_id = $8 AND o.outcome IS DISTINCT FROM 'full' AND o.order_id = r.order_id
-            ), owners AS (
-                -- No ON CONFLICT: another user's delivery of the same purchase meanwhile fails this, and the settle
-                -- is planned again with that owner known.
-                INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
-                SELECT n.original_id, $8, n.order_id FROM jsonb_to_recordset($9::jsonb) AS n(original_id text, order_id text)
-            ), finished AS (
-                UPDATE iap.jobs SET state = 'succeeded', finished_at = now(), environment = $2, last_error = $10,
-                    locked_by = NULL, heartbeat_at = NULL
-                WHERE id = $3
-            )
-            INSERT INTO iap.attempts \(attemptColumns) VALUES ($3, $5, $6, $7, \(attemptValues(from: 11)))
-            """, [deliveries, environment.rawValue, job.id, results,
-                  job.order.orderID, job.attempts, owner, job.userID, owners, flag] + attempt.parameters)
+    /// Orders other receipts of the batch completed: their active jobs are closed as superseded by the paying job,
+    /// and a running one's daemon is told to stop asking Apple.
+    static let closeCompletedOrders = """
+        WITH paid AS (
+            SELECT order_id, job_id FROM jsonb_to_recordset($1::jsonb) AS p(order_id text, job_id bigint)
+        ), closed AS (
+            SELECT j.id, j.state, paid.job_id FROM iap.jobs j JOIN paid ON paid.order_id = j.order_id
+            WHERE j.order_id = ANY (ARRAY(SELECT order_id FROM paid)) AND j.state IN ('pending', 'running')
+            FOR UPDATE OF j
+        ), updated AS (
+            UPDATE iap.jobs j SET state = 'superseded', superseded_by = closed.job_id, finished_at = now(), locked_by = NULL
+            FROM closed WHERE j.id = closed.id
+            RETURNING j.id
+        )
+        SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = 'running'
+        """
+
+    /// Purchases of other users that receipts carried.
+    static let flagForeignPurchases = """
+        INSERT INTO iap.foreign_transactions (job_id, order_id, user_id, original_transaction_id, owner_user_id)
+        SELECT f.job_id, f.order_id, f.user_id, f.original_id, f.owner
+        FROM jsonb_to_recordset($1::jsonb) AS f(job_id bigint, order_id text, user_id text, original_id text, owner text)
+        ON CONFLICT DO NOTHING
+        """
+
+    /// Every plan's writes as one statement: ledger rows, first owners, orders, the jobs and their attempts. The
+    /// ledger and owner inserts have no ON CONFLICT: a transaction delivered meanwhile fails them with a unique
+    /// violation, and the whole batch is planned again.
+    static let settleWrite = """
+        WITH ledger AS (
+            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
+            SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
+                   d.environment, d.job_id
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
+                                                     purchase_ms bigint, environment text, job_id bigint)
+        ), owners AS (
+            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+            SELECT n.original_id, n.user_id, n.order_id FROM jsonb_to_recordset($2::jsonb) AS n(original_id text, user_id text, order_id text)
+        ), paid AS (
+            UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now()
+            FROM jsonb_to_recordset($3::jsonb) AS r(order_id text, delivered int, outcome text)
+            WHERE o.order_id = ANY (ARRAY(SELECT jsonb_array_elements($3::jsonb) ->> 'order_id')) AND o.order_id = r.order_id
+              AND o.outcome IS DISTINCT FROM 'full'
+        ), finished AS (
+            UPDATE iap.jobs j SET state = 'succeeded', finished_at = now(), environment = f.environment, last_error = f.flag,
+                locked_by = NULL, heartbeat_at = NULL
+            FROM jsonb_to_recordset($4::jsonb) AS f(id bigint, environment text, flag text)
+            WHERE j.id = ANY (ARRAY(SELECT (jsonb_array_elements($4::jsonb) ->> 'id')::bigint)) AND j.id = f.id
+        )
+        INSERT INTO iap.attempts \(attemptColumns)
+        SELECT a.job_id, a.order_id, a.attempt, $5, to_timestamp(a.started_ms / 1000.0), a.duration_ms, a.environment, a.apple_status,
+               a.http_status, a.result, a.error_class, a.error
+        FROM jsonb_to_recordset($6::jsonb) AS a(job_id bigint, order_id text, attempt int, started_ms bigint, duration_ms int,
+                                                 environment text, apple_status bigint, http_status int, result text,
+                                                 error_class text, error text)
+        """
+
+    private static func settleStatement(_ settled: [(VerifiedAnswer, DeliveryPlan)], owner: String, orders: LedgerView) -> SQLStatement {
+        let deliveries = settled.flatMap { answer, plan in
+            plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
+                [("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
+                 ("user_id", .string(answer.job.userID)), ("product_id", .string(orders.productID(of: delivery.orderID))),
+                 ("quantity", .int(Int64(delivery.quantity))), ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
+                 ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id))]
+            }
+        }
+        let owners = settled.flatMap { answer, plan in
+            plan.newOwners.map { delivery -> [(String, JSONText.Value)] in
+                [("original_id", .string(delivery.originalTransactionID)), ("user_id", .string(answer.job.userID)),
+                 ("order_id", .string(delivery.orderID))]
+            }
+        }
+        // Each order once, as the last plan that touched it left it.
+        var orderResults: [String: DeliveryPlan.OrderResult] = [:]
+        for (_, plan) in settled { for result in plan.orderResults { orderResults[result.orderID] = result } }
+        let jobs = settled.map { answer, plan -> [(String, JSONText.Value)] in
+            let flag = plan.foreignPurchases.isEmpty ? nil : "receipt carries purchases first delivered to another user: "
+                + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", ")
+            return [("id", .int(answer.job.id)), ("environment", .string(answer.environment.rawValue)), ("flag", .optional(flag))]
+        }
+        let attempts = settled.map { answer, _ -> [(String, JSONText.Value)] in
+            [("job_id", .int(answer.job.id)), ("order_id", .string(answer.job.order.orderID)),
+             ("attempt", .int(Int64(answer.job.attempts)))] + answer.attempt.jsonFields
+        }
+        return SQLStatement(settleWrite, [
+            JSONText.rows(deliveries), JSONText.rows(owners),
+            JSONText.rows(orderResults.values.sorted { $0.orderID < $1.orderID }.map { result in
+                [("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
+                 ("outcome", .string(result.outcome.rawValue))]
+            }),
+            JSONText.rows(jobs), owner, JSONText.rows(attempts),
+        ])
     }
 }

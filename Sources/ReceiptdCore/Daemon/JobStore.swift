@@ -13,11 +13,33 @@ public struct JobStore: Sendable {
     let pool: DatabasePool
     /// This daemon's `locked_by` value.
     public let owner: String
+    /// What verified answers deliver.
+    let planner: DeliveryPlanner
+    private let batcher: SettleBatcher?
 
-    /// Creates a store for the daemon identified by `owner`.
-    public init(pool: DatabasePool, owner: String) {
+    /// Creates a store for the daemon identified by `owner`. With `settleConcurrency`, verified answers that
+    /// arrive together are settled together, on at most that many connections at once.
+    init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, settleConcurrency: Int? = nil) {
+        let unbatched = JobStore(pool: pool, owner: owner, planner: planner, batcher: nil)
+        self.init(pool: pool, owner: owner, planner: planner, batcher: settleConcurrency.map { concurrency in
+            SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) { try await unbatched.recordVerified($0) }
+        })
+    }
+
+    private init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, batcher: SettleBatcher?) {
         self.pool = pool
         self.owner = owner
+        self.planner = planner
+        self.batcher = batcher
+    }
+
+    /// Most verified answers one settle statement takes.
+    static let settleBatchSize = 64
+
+    /// Settles one verified answer, together with the others that arrive meanwhile when batching is on.
+    public func recordVerified(_ answer: VerifiedAnswer) async throws -> (Recording, DeliveryPlan?) {
+        if let batcher { return try await batcher.settle(answer) }
+        return try await recordVerified([answer])[0]
     }
 
     /// Claims up to `limit` due jobs and marks them `running` in the same statement.

@@ -31,6 +31,11 @@ extension ReceiptDaemon {
         /// When Apple is failing, claiming pauses.
         public var circuitBreaker: CircuitBreaker.Configuration
 
+        /// What verified answers deliver under these settings.
+        var planner: DeliveryPlanner {
+            DeliveryPlanner(purchaseSkewSeconds: purchaseSkew, expectedBundleID: expectedBundleID, sandbox: sandbox)
+        }
+
         /// Creates a configuration with the documented defaults.
         public init(
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),

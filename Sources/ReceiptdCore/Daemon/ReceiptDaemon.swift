@@ -28,7 +28,9 @@ public final class ReceiptDaemon: Service {
         self.configuration = configuration
         self.connectionString = connectionString
         self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections)
-        self.store = JobStore(pool: pool, owner: identity)
+        // Half the connections settle; the rest claim, heartbeat and record failures.
+        self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner,
+                              settleConcurrency: max(1, configuration.databaseConnections / 2))
         self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger, metrics: metrics)
         self.metrics = metrics
         self.logger = logger

@@ -8,6 +8,12 @@ enum JSONText {
         case string(String)
         case int(Int64)
         case bool(Bool)
+        case null
+
+        /// A string, or `null` for `nil`.
+        static func optional(_ string: String?) -> Value { string.map(Value.string) ?? .null }
+        /// A number, or `null` for `nil`.
+        static func optional(_ number: Int?) -> Value { number.map { .int(Int64($0)) } ?? .null }
     }
 
     /// A JSON array of strings.
@@ -41,6 +47,7 @@ enum JSONText {
             case .string(let string): appendQuoted(string, to: &text)
             case .int(let number): text += String(number)
             case .bool(let flag): text += flag ? "true" : "false"
+            case .null: text += "null"
             }
         }
         return text + "}"
