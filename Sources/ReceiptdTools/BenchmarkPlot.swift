@@ -13,7 +13,7 @@ enum BenchmarkPlot {
         var data = "daemons " + latencies.map { "\"Apple \($0) ms\"" }.joined(separator: " ") + "\n"
         for count in daemonCounts {
             let values = latencies.map { latency in
-                report.scenarios.first { $0.daemons == count && $0.appleLatencyMilliseconds == latency }?.ordersPerSecond ?? 0
+                report.scenarios.first { $0.daemons == count && $0.appleLatencyMilliseconds == latency && $0.build == "this" }?.ordersPerSecond ?? 0
             }
             data += "\(count) " + values.map { String(format: "%.1f", $0) }.joined(separator: " ") + "\n"
         }

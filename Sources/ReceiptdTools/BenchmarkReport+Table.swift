@@ -4,13 +4,15 @@ extension BenchmarkReport {
     /// The scenario table and the single numbers, for a terminal or the README.
     public var table: String {
         var lines = [
-            "| daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms | CPU s / 1k orders | peak RSS MiB | outcomes ok |",
-            "|---|---|---|---|---|---|---|---|---|",
+            "| build | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
+                + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",
+            "|---|---|---|---|---|---|---|---|---|---|",
         ]
         for scenario in scenarios {
-            lines.append("| \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
+            lines.append("| \(scenario.build) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
                 + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
-                + "| \(String(format: "%.2f", scenario.cpuSecondsPer1000Orders)) | \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
+                + "| \(String(format: "%.2f / %.2f / %.2f", scenario.cpuSecondsPer1000Orders, scenario.postgresCPUSecondsPer1000Orders, scenario.standInCPUSecondsPer1000Orders)) "
+                + "| \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
                 + "| \(scenario.correct ? "yes" : "NO") |")
         }
         lines.append("")

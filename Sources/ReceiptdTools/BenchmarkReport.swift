@@ -32,7 +32,7 @@ public struct BenchmarkReport: Sendable, Codable {
 
     /// Best 0-ms throughput over the database ceiling.
     public var ceilingRatio: Double? {
-        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 }.map(\.ordersPerSecond).max()
+        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" }.map(\.ordersPerSecond).max()
         guard let best, let ceiling, ceiling.jobsPerSecond > 0 else { return nil }
         return best / ceiling.jobsPerSecond
     }

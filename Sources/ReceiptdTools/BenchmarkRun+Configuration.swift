@@ -19,11 +19,15 @@ extension BenchmarkRun {
         public var replaceSamples: Int
         /// A scenario that has not settled after this many seconds fails the run.
         public var scenarioTimeLimit: Double
+        /// Another `receiptd` executable (an earlier build) whose daemons run every scenario too, just before
+        /// this build's, on the same machine and database server: a comparison within one run.
+        public var baseline: String?
 
         /// Creates a configuration; the defaults are the scenarios.
         public init(orders: Int = 20_000, daemonCounts: [Int] = [1, 2, 4], appleLatencies: [Int] = [0, 250],
                     totalConcurrency: Int = 1_024, ceilingClients: Int = 16, ceilingSeconds: Int = 15, idleSamples: Int = 30,
-                    replaceSamples: Int = 10, scenarioTimeLimit: Double = 900) {
+                    replaceSamples: Int = 10, scenarioTimeLimit: Double = 900, baseline: String? = nil) {
+            self.baseline = baseline
             self.orders = orders
             self.daemonCounts = daemonCounts
             self.appleLatencies = appleLatencies

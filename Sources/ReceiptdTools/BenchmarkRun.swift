@@ -29,13 +29,17 @@ public struct BenchmarkRun: Sendable {
                                           logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
             _ = try await standIn.start()
             do {
+                let builds = (configuration.baseline.map { [(name: "baseline", executable: $0)] } ?? [])
+                    + [(name: "this", executable: executable)]
                 for daemons in configuration.daemonCounts {
-                    let probe = latency == 0 && daemons == configuration.daemonCounts.first
-                    let scenario = try await BenchmarkScenarioRun(
-                        benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: latency
-                    ).run(report: &report, probes: probe)
-                    say(scenario.line)
-                    report.scenarios.append(scenario)
+                    for build in builds {
+                        let probe = latency == 0 && daemons == configuration.daemonCounts.first && build.name == "this"
+                        let scenario = try await BenchmarkScenarioRun(
+                            benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: latency, build: build
+                        ).run(report: &report, probes: probe)
+                        say(scenario.line)
+                        report.scenarios.append(scenario)
+                    }
                 }
                 try await standIn.shutdown()
             } catch {

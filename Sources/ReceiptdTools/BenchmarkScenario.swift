@@ -18,8 +18,15 @@ public struct BenchmarkScenario: Sendable, Codable {
     public var retries: Int
     /// Enqueue (`orders.created_at`) to outcome (`outcome_at`), in milliseconds.
     public var latency: LatencySummary
+    /// Which receiptd ran: `this` build, or the `baseline` executable measured beside it.
+    public var build: String
     /// Daemon CPU seconds (user + system, all daemons) per 1,000 orders.
     public var cpuSecondsPer1000Orders: Double
+    /// PostgreSQL's CPU seconds (the postmaster and every backend) per 1,000 orders, over the load.
+    public var postgresCPUSecondsPer1000Orders: Double
+    /// The benchmark process's CPU seconds per 1,000 orders over the load: the stand-in App Store and the load
+    /// generator, which share it.
+    public var standInCPUSecondsPer1000Orders: Double
     /// Largest peak RSS (`VmHWM`) of any daemon, in MiB.
     public var peakRSSMebibytes: Double
     /// Whether every outcome matched the mix.
@@ -27,7 +34,7 @@ public struct BenchmarkScenario: Sendable, Codable {
 
     /// One line for progress output.
     public var line: String {
-        "\(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
+        "\(build): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
             + "latency p50/p90/p99/max \(latency.text) ms\(correct ? "" : ", OUTCOMES WRONG")"
     }
 }

@@ -9,17 +9,19 @@ struct BenchmarkScenarioRun {
     let standIn: AppStoreStandIn
     let daemons: Int
     let latency: Int
+    /// The `receiptd` that runs the daemons, and what the report calls it.
+    let build: (name: String, executable: String)
 
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
-        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(latency)ms_\(daemons)d")
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d")
         let url = postgres.connectionString(database: database)
         let concurrency = max(1, configuration.totalConcurrency / daemons)
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-bench-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let processes = try (0..<daemons).map { index in
-            try DaemonProcess(executable: benchmark.executable, environment: environment(url, concurrency: concurrency),
+            try DaemonProcess(executable: build.executable, environment: environment(url, concurrency: concurrency),
                               logPath: "\(logDirectory)/\(database)-\(index).log")
         }
         let connection: PostgresConnection
@@ -55,10 +57,14 @@ struct BenchmarkScenarioRun {
         benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
         let generator = LoadGenerator(configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: "full=1")),
                                       databaseURL: url)
+        let postmaster = postgres.postmasterPID ?? 0
+        let cpuBefore = (postgres: ProcessStats.treeCPUSeconds(root: postmaster), own: ProcessStats(pid: getpid())?.cpuSeconds ?? 0)
         let summary = try await generator.run()
         let verdict = try await generator.waitForOutcomes(of: summary, timeout: configuration.scenarioTimeLimit)
         // Read before the daemons exit: /proc forgets them once they are reaped.
         let stats = processes.compactMap { ProcessStats(pid: $0.pid) }
+        let postgresCPU = ProcessStats.treeCPUSeconds(root: postmaster) - cpuBefore.postgres
+        let ownCPU = (ProcessStats(pid: getpid())?.cpuSeconds ?? 0) - cpuBefore.own
         let latencies = try await connection.execute(
             "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE starts_with(order_id, $1)",
             [summary.runID + "-"]).rows.compactMap { $0[0].flatMap(Double.init) }
@@ -66,11 +72,13 @@ struct BenchmarkScenarioRun {
             "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'").first?.int("n") ?? 0
         for process in processes { _ = await process.terminate(timeout: .seconds(10)) }
         let cpu = stats.reduce(0) { $0 + $1.cpuSeconds }
+        let perThousand = { (seconds: Double) in verdict.settled > 0 ? seconds / Double(verdict.settled) * 1000 : 0 }
         return BenchmarkScenario(
             daemons: daemons, appleLatencyMilliseconds: latency, concurrencyPerDaemon: concurrency, orders: verdict.settled,
             seconds: verdict.seconds, ordersPerSecond: verdict.ordersPerSecond,
             enqueuedPerSecond: summary.ordersPerSecond, retries: retries, latency: LatencySummary(seconds: latencies),
-            cpuSecondsPer1000Orders: verdict.settled > 0 ? cpu / Double(verdict.settled) * 1000 : 0,
+            build: build.name, cpuSecondsPer1000Orders: perThousand(cpu), postgresCPUSecondsPer1000Orders: perThousand(postgresCPU),
+            standInCPUSecondsPer1000Orders: perThousand(ownCPU),
             peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576, correct: verdict.isCorrect)
     }
 

@@ -14,10 +14,14 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Seconds pgbench runs for the database ceiling.") var ceilingSeconds = 15
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "Write a PNG plot to this file (needs gnuplot).") var plot: String?
+    @Option(help: "Another receiptd executable (an earlier build) to run every scenario beside this one.") var baseline: String?
 
     func validate() throws {
         guard orders >= 10, ceilingSeconds >= 1, numbers(daemons) != nil, numbers(appleLatencies) != nil else {
             throw ValidationError("need --orders ≥ 10, --ceiling-seconds ≥ 1, and comma-separated whole numbers")
+        }
+        if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
+            throw ValidationError("--baseline \(baseline) is not an executable file")
         }
     }
 
@@ -25,7 +29,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let benchmark = BenchmarkRun(
             configuration: .init(orders: orders, daemonCounts: numbers(daemons) ?? [1], appleLatencies: numbers(appleLatencies) ?? [0],
-                                 ceilingSeconds: ceilingSeconds),
+                                 ceilingSeconds: ceilingSeconds, baseline: baseline),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.
             executable: executable, say: { FileHandle.standardOutput.write(Data("benchmark: \($0)\n".utf8)) })
         let report = try await benchmark.run(command: (["receiptd"] + CommandLine.arguments.dropFirst()).joined(separator: " "))

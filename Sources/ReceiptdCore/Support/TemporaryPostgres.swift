@@ -120,6 +120,13 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// `pg_ctl stop -m MODE`, keeping the data directory; bring the server back with ``resume()``.
+    /// The postmaster's pid, from its pid file; `nil` while the server is stopped.
+    package var postmasterPID: pid_t? {
+        guard let contents = try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8),
+              let firstLine = contents.split(separator: "\n").first else { return nil }
+        return pid_t(firstLine.trimmingCharacters(in: .whitespaces))
+    }
+
     public func stopServer(mode: ShutdownMode = .fast) throws {
         try pgCtl("stop", ["-m", mode.rawValue])
     }
