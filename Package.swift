@@ -44,6 +44,7 @@ let package = Package(
                 .embedInCode("SQL/routines.sql"),
                 .embedInCode("SQL/migrations/0001_initial.sql"),
                 .embedInCode("SQL/migrations/0002_hardening.sql"),
+                .embedInCode("SQL/migrations/0003_lean_write_path.sql"),
             ]
         ),
         .target(

@@ -48,7 +48,7 @@ import Testing
             try await Migrator.migrate(f.connection)
             #expect(try await f.value(Self.countsSQL) == before)
             #expect(try await f.value("SELECT string_agg(version || ':' || name, ',' ORDER BY version) FROM iap.schema_migrations")
-                == "1:initial,2:hardening")
+                == Migration.all.map { "\($0.version):\($0.name)" }.joined(separator: ","))
             #expect(try await f.value("SELECT data_type FROM information_schema.columns WHERE table_name = 'attempts' AND column_name = 'apple_status'")
                 == "bigint")
 

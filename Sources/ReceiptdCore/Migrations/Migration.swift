@@ -22,6 +22,7 @@ public struct Migration: Sendable {
         // SwiftPM names an embedded file after its name with the first character made `_` when it is a digit.
         Migration(version: 1, name: "initial", bytes: PackageResources._001_initial_sql),
         Migration(version: 2, name: "hardening", bytes: PackageResources._002_hardening_sql),
+        Migration(version: 3, name: "lean_write_path", bytes: PackageResources._003_lean_write_path_sql),
     ]
 
     /// The schema version this binary's daemon needs.
