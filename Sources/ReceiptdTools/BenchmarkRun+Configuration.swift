@@ -20,7 +20,8 @@ extension BenchmarkRun {
         /// A scenario that has not settled after this many seconds fails the run.
         public var scenarioTimeLimit: Double
         /// Another `receiptd` executable (an earlier build) whose daemons run every scenario too, just before
-        /// this build's, on the same machine and database server: a comparison within one run.
+        /// this build's, on the same machine and database server, each on a database its own `migrate` made:
+        /// a comparison within one run.
         public var baseline: String?
 
         /// Creates a configuration; the defaults are the scenarios.

@@ -27,7 +27,10 @@ public final class ReceiptDaemon: Service {
         logger[metadataKey: LogKey.daemon] = "\(identity)"
         self.configuration = configuration
         self.connectionString = connectionString
-        self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections)
+        // Every statement of the daemon has an index to follow. Statistics lag behind a fresh or fast-growing
+        // table, and a generic plan cached while the ledger was small scanned all of it on every settle later.
+        self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
+                                 sessionSettings: [("enable_seqscan", "off")])
         // Half the connections settle; the rest claim, heartbeat and record failures.
         self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner,
                               settleConcurrency: max(1, configuration.databaseConnections / 2))

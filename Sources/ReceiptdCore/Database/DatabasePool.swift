@@ -4,15 +4,18 @@ import Foundation
 public actor DatabasePool {
     private let connectionString: String
     private let maximumConnections: Int
+    private let sessionSettings: [(name: String, value: String)]
     private var idle: [PostgresConnection] = []
     private var openCount = 0
     private var waiters: [CheckedContinuation<Void, Never>] = []
     private var isClosed = false
 
-    /// Creates a pool; no connection is opened until one is needed.
-    public init(connectionString: String, maximumConnections: Int) {
+    /// Creates a pool; no connection is opened until one is needed. Each new connection sets `sessionSettings`
+    /// (run-time parameters, as `set_config` takes them) before it is used.
+    public init(connectionString: String, maximumConnections: Int, sessionSettings: [(name: String, value: String)] = []) {
         self.connectionString = connectionString
         self.maximumConnections = max(1, maximumConnections)
+        self.sessionSettings = sessionSettings
     }
 
     /// Runs `body` with a connection to itself; a connection that fails with a connection error is closed, not reused.
@@ -61,7 +64,16 @@ public actor DatabasePool {
             if openCount < maximumConnections {
                 openCount += 1
                 do {
-                    return try await PostgresConnection.connect(connectionString)
+                    let connection = try await PostgresConnection.connect(connectionString)
+                    do {
+                        for setting in sessionSettings {
+                            try await connection.execute("SELECT set_config($1, $2, false)", [setting.name, setting.value])
+                        }
+                    } catch {
+                        await connection.close()
+                        throw error
+                    }
+                    return connection
                 } catch {
                     openCount -= 1
                     wakeOneWaiter()

@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Runs helper programs (initdb, pg_ctl, pg_config) for ``TemporaryPostgres``.
-enum ProcessRunner {
+package enum ProcessRunner {
     /// Runs `executablePath` to completion and returns its combined stdout and stderr.
     /// Throws a ``TemporaryPostgresError`` carrying that output if it exits non-zero; the error names
     /// the command as `displayedCommand` when given, to hide wrapper noise.
@@ -14,7 +14,7 @@ enum ProcessRunner {
     /// long-lived process that inherits a pipe's write end (ours or one launched concurrently
     /// on another thread) would make reading the pipe to its end hang forever.
     @discardableResult
-    static func run(
+    package static func run(
         _ executablePath: String,
         _ arguments: [String],
         workingDirectory: String? = nil,
