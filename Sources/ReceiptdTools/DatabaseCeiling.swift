@@ -1,7 +1,7 @@
 import Foundation
 import ReceiptdCore
 
-/// The database ceiling: the SQL receiptd issues per job, driven by pgbench with no HTTP and no Swift in between.
+/// The database ceiling: the SQL receiptd issues per batch of jobs, driven by pgbench with no HTTP and no Swift in between.
 public struct DatabaseCeiling: Sendable, Codable {
     /// pgbench clients.
     public var clients: Int
@@ -18,7 +18,7 @@ public struct DatabaseCeiling: Sendable, Codable {
         let connection = try await PostgresConnection.connect(postgres.connectionString(database: database))
         try await connection.execute("""
             SELECT count(iap.enqueue_receipt('seed-' || g, 'seedu-' || g, $1, 'e30=', 1)) FROM generate_series(1, $2) g
-            """, [LoadOrderFactory.product, clients * jobsPerClaim * 50])
+            """, [LoadOrderFactory.product, clients * jobsPerClaim * 10])
         await connection.close()
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-pgbench-\(getpid())")
@@ -36,6 +36,9 @@ public struct DatabaseCeiling: Sendable, Codable {
         process.arguments = ["-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "prepared",
                              "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)",
                              "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
+        var environment = ProcessInfo.processInfo.environment
+        environment["PGOPTIONS"] = sessionOptions
+        process.environment = environment
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: outputPath))
         process.standardOutput = output
         process.standardError = output

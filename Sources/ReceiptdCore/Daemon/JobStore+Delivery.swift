@@ -42,7 +42,7 @@ extension JobStore {
 
     /// The read pipeline's statements. Row sets from a `jsonb` parameter go through `= ANY (ARRAY(…))` wherever
     /// they meet a table: the planner guesses 100 rows for a set-returning function and would scan whole tables.
-    static let settleReads = (
+    package static let settleReads = (
         // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
         orders: """
             SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms
@@ -157,7 +157,7 @@ extension JobStore {
     /// Every plan's writes as one statement: ledger rows, first owners, orders, the jobs and their attempts. The
     /// ledger and owner inserts have no ON CONFLICT: a transaction delivered meanwhile fails them with a unique
     /// violation, and the whole batch is planned again.
-    static let settleWrite = """
+    package static let settleWrite = """
         WITH ledger AS (
             INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
