@@ -14,10 +14,10 @@ import Testing
         metrics.jobsClaimed(3)
         metrics.jobsClaimed(0)
         metrics.jobsClaimed(2)
-        metrics.jobFinished(state: "succeeded", outcome: .noInApp)
-        metrics.jobFinished(state: "succeeded", outcome: .noInApp)
-        metrics.jobFinished(state: "superseded")
-        metrics.retry(errorClass: "http")
+        metrics.jobFinished(state: .succeeded, outcome: .noInApp)
+        metrics.jobFinished(state: .succeeded, outcome: .noInApp)
+        metrics.jobFinished(state: .superseded)
+        metrics.retry(errorClass: .http)
         metrics.databaseReconnect()
         let lines = exported()
         #expect(lines.contains("receiptd_jobs_claimed_total 5"))
@@ -42,9 +42,9 @@ import Testing
 
     @Test func appleRequestsFillAHistogramFrom50MillisecondsTo30Seconds() {
         let metrics = self.metrics
-        metrics.appleRequest(environment: .production, resultClass: "ok", seconds: 0.2)
-        metrics.appleRequest(environment: .production, resultClass: "ok", seconds: 12)
-        metrics.appleRequest(environment: .sandbox, resultClass: "transport", seconds: 31)
+        metrics.appleRequest(environment: .production, failure: nil, seconds: 0.2)
+        metrics.appleRequest(environment: .production, failure: nil, seconds: 12)
+        metrics.appleRequest(environment: .sandbox, failure: .transport, seconds: 31)
         let lines = exported()
         let production = #"receiptd_apple_request_duration_seconds_bucket{environment="production",result="ok",le="#
         #expect(lines.contains(production + #""0.05"} 0"#))

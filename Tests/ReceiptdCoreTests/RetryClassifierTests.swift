@@ -63,7 +63,7 @@ import Testing
             return
         }
         #expect(failure.notBefore == 7)
-        #expect(failure.errorClass == "http")
+        #expect(failure.errorClass == .http)
     }
 
     @Test func sharedSecretMismatchNamesTheVariable() {

@@ -45,7 +45,7 @@ import ReceiptdCore
         let registry = PrometheusCollectorRegistry()
         let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
         metrics.jobsClaimed(7)
-        metrics.retry(errorClass: "transport")
+        metrics.retry(errorClass: .transport)
         try await withServer(registry: registry) { base in
             let (status, body) = try await get(base + "/metrics")
             #expect(status == 200)

@@ -27,7 +27,7 @@ public struct AttemptRecord: Sendable, Equatable {
     /// How the attempt ended.
     public var result: Result
     /// The failure's class, when it failed.
-    public var errorClass: String?
+    public var errorClass: ErrorClass?
     /// A readable error, when it failed.
     public var error: String?
 
@@ -55,7 +55,7 @@ public struct AttemptRecord: Sendable, Equatable {
             error = failure.reason
         case .reject(let reason):
             result = .rejected
-            errorClass = "rejected"
+            errorClass = .rejected
             error = reason
         case nil:
             result = .abandoned
@@ -67,7 +67,7 @@ public struct AttemptRecord: Sendable, Equatable {
     /// started_at, duration_ms, environment, apple_status, http_status, result, error_class, error.
     var parameters: [any SQLParameter] {
         [startedAt.timeIntervalSince1970, durationMilliseconds, environment?.rawValue, appleStatus, httpStatus, result.rawValue,
-         errorClass, error]
+         errorClass?.rawValue, error]
     }
 }
 
@@ -77,14 +77,14 @@ extension AttemptRecord {
         [("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
          ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
          ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)), ("result", .string(result.rawValue)),
-         ("error_class", .optional(errorClass)), ("error", .optional(error))]
+         ("error_class", .optional(errorClass?.rawValue)), ("error", .optional(error))]
     }
 
     /// Whether this attempt says Apple is answering (`true`), failing (`false`), or nothing about it (`nil`).
     var appleHealthy: Bool? {
         switch result {
         case .verified, .rejected: true
-        case .retry: errorClass == "malformed" ? nil : false
+        case .retry: errorClass == .malformed ? nil : false
         case .abandoned: nil
         }
     }

@@ -43,7 +43,7 @@ struct JobRunner: Sendable {
         }
         let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
         let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, call: answer, verdict: verdict)
-        metrics.appleRequest(environment: attempt.environment ?? .production, resultClass: attempt.errorClass ?? "ok",
+        metrics.appleRequest(environment: attempt.environment ?? .production, failure: attempt.errorClass,
                              seconds: Double(attempt.durationMilliseconds) / 1000)
         await record(verdict, attempt: attempt, for: job, logger: logger)
         return attempt.appleHealthy
@@ -66,7 +66,7 @@ struct JobRunner: Sendable {
                     try? await store.recordAbandoned(job, attempt: abandoned)
                 case .recorded(let state) where state == .succeeded || state == .failed:
                     // Counted here, once the finish is committed, not once per try at writing it.
-                    metrics.jobFinished(state: state.rawValue, outcome: outcome)
+                    metrics.jobFinished(state: state, outcome: outcome)
                 case .recorded:
                     break
                 }
@@ -95,13 +95,13 @@ struct JobRunner: Sendable {
     /// so an answer that can never be written ends in `failed`, not in a loop). When even this cannot be written,
     /// the job's heartbeat stops with this task and its lease returns it.
     private func reschedule(_ job: ClaimedJob, after error: any Error, logger: Logger) async {
-        let failure = TransientFailure(errorClass: "recording", reason: "could not record the answer: \(error)")
+        let failure = TransientFailure(errorClass: .recording, reason: "could not record the answer: \(error)")
         do {
             let recording = try await store.recordRetry(
                 job, failure: failure, delay: configuration.backoff.delay(afterAttempt: job.attempts),
                 maxAttempts: configuration.maxAttempts, attempt: nil)
             metrics.retry(errorClass: failure.errorClass)
-            if recording == .recorded(.failed) { metrics.jobFinished(state: JobState.failed.rawValue, outcome: .failed) }
+            if recording == .recorded(.failed) { metrics.jobFinished(state: .failed, outcome: .failed) }
         } catch {
             logger.error("could not reschedule the job either; its lease returns it to pending", metadata: [LogKey.error: "\(error)"])
         }
@@ -157,7 +157,7 @@ struct JobRunner: Sendable {
                 job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts, attempt: attempt)
             let exhausted = recording == .recorded(.failed)
             logger.log(level: exhausted ? .error : .warning, "attempt failed", metadata: [
-                LogKey.errorClass: "\(failure.errorClass)", LogKey.error: "\(failure.reason)",
+                LogKey.errorClass: "\(failure.errorClass.rawValue)", LogKey.error: "\(failure.reason)",
                 "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
             ])
             return (recording, .failed)

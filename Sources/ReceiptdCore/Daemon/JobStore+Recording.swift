@@ -15,7 +15,7 @@ extension JobStore {
                 malformed_count = malformed_count + $6, locked_by = NULL, heartbeat_at = NULL
             WHERE id = $1 AND state = 'running' AND locked_by = $2
             RETURNING order_id, state
-            """, [job.id, owner, maxAttempts, delay, "\(failure.errorClass): \(failure.reason)", failure.isMalformedAnswer ? 1 : 0])
+            """, [job.id, owner, maxAttempts, delay, "\(failure.errorClass.rawValue): \(failure.reason)", failure.isMalformedAnswer ? 1 : 0])
     }
 
     /// Records a terminal rejection: the job is `failed` and its order `invalid`.

@@ -55,21 +55,21 @@ public struct ReceiptdMetrics: Sendable {
     }
 
     /// A job left `running` for good: its final `state`, and the order's outcome if one was recorded.
-    public func jobFinished(state: String, outcome: OrderOutcome? = nil) {
-        Counter(label: Name.jobsFinished, dimensions: [("state", state), ("outcome", outcome?.rawValue ?? "none")],
+    public func jobFinished(state: JobState, outcome: OrderOutcome? = nil) {
+        Counter(label: Name.jobsFinished, dimensions: [("state", state.rawValue), ("outcome", outcome?.rawValue ?? "none")],
                 factory: factory).increment()
     }
 
-    /// One verifyReceipt call took `seconds` and ended as `resultClass` (`ok`, `transport`, `http`, …).
-    public func appleRequest(environment: AppleEnvironment, resultClass: String, seconds: Double) {
+    /// One verifyReceipt call took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
+    public func appleRequest(environment: AppleEnvironment, failure: ErrorClass?, seconds: Double) {
         Timer(label: Name.appleRequestDuration,
-              dimensions: [("environment", environment.rawValue.lowercased()), ("result", resultClass)],
+              dimensions: [("environment", environment.rawValue.lowercased()), ("result", failure?.rawValue ?? "ok")],
               factory: factory).recordSeconds(seconds)
     }
 
     /// An attempt failed transiently with `errorClass` and the job will be retried.
-    public func retry(errorClass: String) {
-        Counter(label: Name.retries, dimensions: [("error_class", errorClass)], factory: factory).increment()
+    public func retry(errorClass: ErrorClass) {
+        Counter(label: Name.retries, dimensions: [("error_class", errorClass.rawValue)], factory: factory).increment()
     }
 
     /// Sets the number of Apple requests in flight.

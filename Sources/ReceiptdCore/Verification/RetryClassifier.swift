@@ -7,11 +7,11 @@ public enum RetryClassifier {
     public static func classify(_ result: AppleCallResult, malformedAnswersSoFar: Int) -> Verdict {
         switch result {
         case .transport(let reason):
-            return .retry(TransientFailure(errorClass: "transport", reason: reason))
+            return .retry(TransientFailure(errorClass: .transport, reason: reason))
         case .garbled(let reason):
-            return .retry(TransientFailure(errorClass: "garbled", reason: reason))
+            return .retry(TransientFailure(errorClass: .garbled, reason: reason))
         case .httpStatus(let code, let retryAfter):
-            return .retry(TransientFailure(errorClass: "http", reason: "HTTP \(code) from Apple", notBefore: retryAfter))
+            return .retry(TransientFailure(errorClass: .http, reason: "HTTP \(code) from Apple", notBefore: retryAfter))
         case .answered(let response, let environment):
             return classify(response, environment: environment, malformedAnswersSoFar: malformedAnswersSoFar)
         }
@@ -23,22 +23,22 @@ public enum RetryClassifier {
         switch status {
         case 0:
             guard response.receipt != nil else {
-                return .retry(TransientFailure(errorClass: "garbled", reason: "\(label) without a receipt"))
+                return .retry(TransientFailure(errorClass: .garbled, reason: "\(label) without a receipt"))
             }
             return .verified(response, environment: environment)
         case 21002:
             guard malformedAnswersSoFar < malformedRetries else {
                 return .reject(reason: "\(label): receipt data malformed (after \(malformedRetries) retries)")
             }
-            return .retry(TransientFailure(errorClass: "malformed", reason: "\(label): malformed or temporary issue", isMalformedAnswer: true))
+            return .retry(TransientFailure(errorClass: .malformed, reason: "\(label): malformed or temporary issue", isMalformedAnswer: true))
         case 21005, 21009:
-            return .retry(TransientFailure(errorClass: "apple_status", reason: "\(label): Apple temporarily unavailable"))
+            return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label): Apple temporarily unavailable"))
         case 21100...21199:
             guard response.isRetryable != false else { return .reject(reason: "\(label), not retryable") }
-            return .retry(TransientFailure(errorClass: "apple_status", reason: "\(label): Apple internal data access error"))
+            return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label): Apple internal data access error"))
         case 21007, 21008:
             // Only reachable after the one redirect an attempt allows: the sandbox has answered spurious 21007s.
-            return .retry(TransientFailure(errorClass: "apple_status", reason: "\(label) after redirect: environments disagree"))
+            return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label) after redirect: environments disagree"))
         default:
             return .reject(reason: "\(label)\(meaning(of: status).map { ": \($0)" } ?? "")")
         }

@@ -11,7 +11,7 @@ public enum Verdict: Sendable, Equatable {
 /// A failure worth retrying.
 public struct TransientFailure: Sendable, Equatable {
     /// A short class for metrics and operators: `transport`, `http`, `garbled`, `apple_status`, `malformed`.
-    public var errorClass: String
+    public var errorClass: ErrorClass
     /// A readable reason for `last_error`.
     public var reason: String
     /// Seconds the server asked us to wait (`Retry-After`), if it did.
@@ -20,7 +20,7 @@ public struct TransientFailure: Sendable, Equatable {
     public var isMalformedAnswer: Bool
 
     /// Creates a transient failure.
-    public init(errorClass: String, reason: String, notBefore: Double? = nil, isMalformedAnswer: Bool = false) {
+    public init(errorClass: ErrorClass, reason: String, notBefore: Double? = nil, isMalformedAnswer: Bool = false) {
         self.errorClass = errorClass
         self.reason = reason
         self.notBefore = notBefore

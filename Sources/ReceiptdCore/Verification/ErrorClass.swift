@@ -1,0 +1,17 @@
+/// Why an attempt failed, in broad strokes: the `error_class` of `iap.attempts` and of the retry metrics.
+public enum ErrorClass: String, Sendable, Codable, CaseIterable {
+    /// The connection failed, was reset, or no complete answer came in time.
+    case transport
+    /// Apple answered with an HTTP status other than 200.
+    case http
+    /// A 200 whose body is not Apple's JSON, or lacks what status 0 must carry.
+    case garbled
+    /// Status 21002, retried a few times.
+    case malformed
+    /// A status Apple documents as temporary (21005, 21009, 21100–21199, a redirect loop).
+    case appleStatus = "apple_status"
+    /// The database refused to record an answer, or could not be reached in time.
+    case recording
+    /// A terminal answer: the order is `invalid`.
+    case rejected
+}
