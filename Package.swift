@@ -45,6 +45,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0001_initial.sql"),
                 .embedInCode("SQL/migrations/0002_hardening.sql"),
                 .embedInCode("SQL/migrations/0003_lean_write_path.sql"),
+                .embedInCode("SQL/migrations/0004_order_lifecycle.sql"),
             ]
         ),
         .target(

@@ -66,8 +66,8 @@ BEGIN
     IF FOUND THEN
         -- A new order (the most common call): our insert holds its row, and it has no job to replace.
         v_new_id := nextval(pg_get_serial_sequence('iap.jobs', 'id'));
-        INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256)
-        VALUES (v_new_id, p_order_id, p_receipt_data, v_sha);
+        INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256, submitted_by)
+        VALUES (v_new_id, p_order_id, p_receipt_data, v_sha, p_user_id);
         -- One empty payload: PostgreSQL folds a transaction's equal notifications into one, so a batch of
         -- enqueues wakes each daemon once. The notification is only a wake-up; daemons claim what is due.
         PERFORM pg_notify('iap_jobs', '');
@@ -75,9 +75,8 @@ BEGIN
     END IF;
     -- The order row lock serialises enqueues for one order.
     SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
-    IF v_order.user_id <> p_user_id THEN
-        RAISE EXCEPTION 'enqueue_receipt: order % belongs to another user', p_order_id USING ERRCODE = '22023';
-    END IF;
+    -- Another account on the same device may send the receipt: the order is settled for its owner, and the
+    -- job records who sent it (submitted_by).
     IF v_order.product_id <> p_product_id THEN
         RAISE EXCEPTION 'enqueue_receipt: order % is for product %, not %', p_order_id, v_order.product_id, p_product_id
             USING ERRCODE = '22023';
@@ -107,10 +106,154 @@ BEGIN
             PERFORM pg_notify('iap_job_cancel', v_active.id::text);
         END IF;
     END IF;
-    INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256)
-    VALUES (v_new_id, p_order_id, p_receipt_data, v_sha);
+    INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256, submitted_by)
+    VALUES (v_new_id, p_order_id, p_receipt_data, v_sha, p_user_id);
     PERFORM pg_notify('iap_jobs', '');
     RETURN v_new_id;
+END $$;
+
+-- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
+-- purchases that may pay it. The same call again returns the same time; NULL for an order first seen with
+-- its receipt (it has no checkout, and no such bound).
+CREATE OR REPLACE FUNCTION iap.create_order(
+    p_order_id text, p_user_id text, p_product_id text, p_quantity int DEFAULT 1
+) RETURNS timestamptz
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_order iap.orders%ROWTYPE;
+BEGIN
+    PERFORM iap.check_identifier('create_order', 'order_id', p_order_id);
+    PERFORM iap.check_identifier('create_order', 'user_id', p_user_id);
+    PERFORM iap.check_identifier('create_order', 'product_id', p_product_id);
+    IF p_quantity IS NULL OR p_quantity < 1 THEN
+        RAISE EXCEPTION 'create_order: quantity must be at least 1, got %', p_quantity USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, checkout_at)
+    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, now())
+    ON CONFLICT (order_id) DO NOTHING
+    RETURNING * INTO v_order;
+    IF FOUND THEN
+        RETURN v_order.checkout_at;
+    END IF;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id;
+    IF v_order.user_id <> p_user_id OR v_order.product_id <> p_product_id OR v_order.quantity <> p_quantity THEN
+        RAISE EXCEPTION 'create_order: order % exists for user %, product %, quantity %', p_order_id, v_order.user_id,
+            v_order.product_id, v_order.quantity USING ERRCODE = '22023';
+    END IF;
+    RETURN v_order.checkout_at;
+END $$;
+
+-- What the game server asks for at the player's login: delivered goods it has not confirmed granting, oldest first.
+CREATE OR REPLACE FUNCTION iap.owed_deliveries(p_user_id text)
+RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
+               delivered_at timestamptz)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
+    FROM iap.deliveries d
+    WHERE d.user_id = p_user_id AND d.granted_at IS NULL
+    ORDER BY d.delivered_at, d.transaction_id
+$$;
+
+-- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
+-- (0 the second time). With nothing delivered left ungranted, the order is finished.
+CREATE OR REPLACE FUNCTION iap.mark_granted(p_order_id text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_marked int;
+BEGIN
+    -- The order row lock orders this after any settle delivering to the order.
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'mark_granted: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    UPDATE iap.deliveries SET granted_at = now() WHERE order_id = p_order_id AND granted_at IS NULL;
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' THEN
+        UPDATE iap.orders SET status = 'finished' WHERE order_id = p_order_id;
+    END IF;
+    RETURN v_marked;
+END $$;
+
+-- The game closes an order nobody paid: its active job, if any, is cancelled and the order is closed. A
+-- payment that still arrives is delivered (the money was taken) and the order becomes verified.
+CREATE OR REPLACE FUNCTION iap.close_order(p_order_id text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_active iap.jobs%ROWTYPE;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'close_order: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_order.delivered_quantity > 0 THEN
+        RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', p_order_id USING ERRCODE = '55000';
+    END IF;
+    SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+    IF FOUND THEN
+        UPDATE iap.jobs
+        SET state = 'cancelled', finished_at = now(), locked_by = NULL, heartbeat_at = NULL,
+            last_error = 'order closed by ' || session_user
+        WHERE id = v_active.id;
+        IF v_active.state = 'running' THEN
+            PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+        END IF;
+    END IF;
+    UPDATE iap.orders SET status = 'closed' WHERE order_id = p_order_id;
+END $$;
+
+-- An operator gives an unclaimed payment to the order it was meant for, through the same exactly-once ledger.
+CREATE OR REPLACE FUNCTION iap.assign_payment(p_transaction_id text, p_order_id text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_payment   iap.unclaimed_payments%ROWTYPE;
+    v_order     iap.orders%ROWTYPE;
+    v_delivered int;
+    v_active    iap.jobs%ROWTYPE;
+BEGIN
+    SELECT * INTO v_payment FROM iap.unclaimed_payments WHERE transaction_id = p_transaction_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'assign_payment: no unclaimed payment %', p_transaction_id USING ERRCODE = 'P0002';
+    END IF;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'assign_payment: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_payment.assigned_at IS NOT NULL OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = p_transaction_id) THEN
+        RAISE EXCEPTION 'assign_payment: payment % is already delivered', p_transaction_id USING ERRCODE = '55000';
+    END IF;
+    IF v_order.product_id <> v_payment.product_id THEN
+        RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %', p_transaction_id, v_payment.product_id,
+            p_order_id, v_order.product_id USING ERRCODE = '55000';
+    END IF;
+    IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
+        RAISE EXCEPTION 'assign_payment: order % is already full', p_order_id USING ERRCODE = '55000';
+    END IF;
+    INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
+    VALUES (p_transaction_id, p_order_id, v_order.user_id, v_order.product_id, v_payment.quantity, v_payment.purchase_date,
+            v_payment.environment, v_payment.job_id);
+    INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+    VALUES (p_transaction_id, v_order.user_id, p_order_id)
+    ON CONFLICT DO NOTHING;
+    v_delivered := v_order.delivered_quantity + v_payment.quantity;
+    UPDATE iap.orders
+    SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
+        outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
+    WHERE order_id = p_order_id;
+    UPDATE iap.unclaimed_payments SET assigned_order_id = p_order_id, assigned_at = now()
+    WHERE transaction_id = p_transaction_id;
+    IF v_delivered >= v_order.quantity THEN
+        SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+        IF FOUND THEN
+            UPDATE iap.jobs SET state = 'superseded', superseded_by = v_payment.job_id, finished_at = now(), locked_by = NULL
+            WHERE id = v_active.id;
+            IF v_active.state = 'running' THEN
+                PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+            END IF;
+        END IF;
+    END IF;
+    PERFORM pg_notify('iap_verified', json_build_object('order_id', p_order_id, 'user_id', v_order.user_id)::text);
 END $$;
 
 -- One row per job state, all six always present. due_now and oldest_due_seconds concern pending
@@ -329,6 +472,11 @@ REVOKE ALL ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) FROM PUB
 REVOKE ALL ON FUNCTION iap.retry_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.cancel_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.create_order(text, text, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.owed_deliveries(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.mark_granted(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.close_order(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.assign_payment(text, text) FROM PUBLIC;
 
 -- Grants are revoked and given again on every migrate, so this block is the whole truth about
 -- what each role may do.
@@ -344,6 +492,7 @@ BEGIN
         GRANT SELECT, UPDATE ON iap.jobs, iap.orders TO receiptd_worker;
         GRANT SELECT, INSERT ON iap.deliveries, iap.attempts, iap.transaction_owners, iap.foreign_transactions
             TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE ON iap.unclaimed_payments TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
@@ -354,7 +503,8 @@ BEGIN
         REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_app;
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
         GRANT USAGE ON SCHEMA iap TO receiptd_app;
-        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) TO receiptd_app;
+        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int), iap.create_order(text, text, text, int),
+            iap.owed_deliveries(text), iap.mark_granted(text), iap.close_order(text) TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_operator;
@@ -365,7 +515,8 @@ BEGIN
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
-            iap.foreign_transactions, iap.schema_migrations TO receiptd_operator;
-        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text) TO receiptd_operator;
+            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments TO receiptd_operator;
+        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
+            TO receiptd_operator;
     END IF;
 END $$;

@@ -11,6 +11,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "File holding the shared secret (APPLE_SHARED_SECRET_FILE).") var appleSharedSecretFile: String?
     @Option(help: "The app's bundle id, required (APPLE_BUNDLE_ID).") var appleBundleID: String?
     @Option(help: "accept or reject sandbox purchases (RECEIPTD_SANDBOX).") var sandbox: String?
+    @Option(help: "ISO-8601 time; older purchases are never recorded as unclaimed (RECEIPTD_UNCLAIMED_SINCE).") var unclaimedSince: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -31,7 +32,7 @@ struct SettingsOptions: ParsableArguments {
             ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
             ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
             ("APPLE_SHARED_SECRET_FILE", appleSharedSecretFile),
-            ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
+            ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
             ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
             ("RECEIPTD_RETENTION", retention),

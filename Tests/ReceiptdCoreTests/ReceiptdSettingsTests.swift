@@ -69,6 +69,21 @@ import Testing
     }
 }
 
+@Suite struct UnclaimedSinceSettingTests {
+    @Test func anISO8601TimeOrDateIsRead() throws {
+        #expect(try ReceiptdSettings(completing: [:]).daemon.unclaimedSince == nil)
+        let time = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "2026-11-20T10:00:00Z"]).daemon.unclaimedSince
+        #expect(time?.timeIntervalSince1970 == 1_795_168_800)
+        let date = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "2026-11-20"]).daemon.unclaimedSince
+        #expect(date?.timeIntervalSince1970 == 1_795_132_800)
+        #expect {
+            _ = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "last week"])
+        } throws: { error in
+            (error as? ConfigurationError)?.variable == "RECEIPTD_UNCLAIMED_SINCE"
+        }
+    }
+}
+
 @Suite struct RetentionSettingTests {
     @Test func retentionTakesSecondsOrUnits() throws {
         #expect(try ReceiptdSettings(completing: [:]).daemon.retention == 30 * 86_400)

@@ -82,9 +82,9 @@ import Testing
             #expect(try await f.value("SELECT quantity FROM iap.orders WHERE order_id = 'o1'") == "2")
 
             let refusal = await #expect(throws: OperatorError.self) {
-                try await queries.enqueue(EnqueueRequest(orderID: "o1", userID: "mallory", productID: "gems", receiptData: receipt))
+                try await queries.enqueue(EnqueueRequest(orderID: "o1", userID: "u1", productID: "shield", receiptData: receipt))
             }
-            #expect(refusal == .refused("enqueue_receipt: order o1 belongs to another user"))
+            #expect(refusal == .refused("enqueue_receipt: order o1 is for product gems, not shield"))
         }
     }
 }

@@ -125,4 +125,16 @@ struct EnvironmentReader {
         }
         return value
     }
+
+    /// An ISO-8601 time with a zone (`2026-11-20T10:00:00Z`, fractions allowed) or a date (`2026-11-20`, midnight UTC).
+    func instant(_ name: String) throws(ConfigurationError) -> Date? {
+        guard let text = string(name) else { return nil }
+        let formats: [ISO8601DateFormatter.Options] = [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate]]
+        for options in formats {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        throw ConfigurationError(variable: name, problem: "\"\(text)\" is not an ISO-8601 time such as 2026-11-20T10:00:00Z")
+    }
 }

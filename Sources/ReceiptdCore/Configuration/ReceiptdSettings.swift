@@ -43,6 +43,7 @@ public struct ReceiptdSettings: Sendable {
         }
         daemon.expectedBundleID = bundleID
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
+        daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency
         daemon.databaseConnections = try reader.integer("RECEIPTD_DB_CONNECTIONS", minimum: 1) ?? daemon.databaseConnections
         daemon.maxAttempts = try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1) ?? daemon.maxAttempts

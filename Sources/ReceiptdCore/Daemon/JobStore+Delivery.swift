@@ -24,9 +24,9 @@ extension JobStore {
         // A concurrent delivery of the same transaction (for another user) makes a plan stale: plan again.
         for _ in 0..<5 {
             do {
-                return try await pool.withSession { [owner, planner] session in
+                return try await pool.withSession { [owner, planner, unclaimedSince] session in
                     do {
-                        return try Self.settle(answers, owner: owner, planner: planner, in: session)
+                        return try Self.settle(answers, owner: owner, planner: planner, unclaimedSince: unclaimedSince, in: session)
                     } catch {
                         // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
                         _ = try? session.execute("ROLLBACK")
@@ -45,7 +45,8 @@ extension JobStore {
     package static let settleReads = (
         // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
         orders: """
-            SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms
+            SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
+                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms
             FROM iap.orders
             WHERE order_id = ANY (ARRAY(
                 SELECT order_id FROM iap.orders
@@ -71,7 +72,7 @@ extension JobStore {
     )
 
     private static func settle(
-        _ answers: [VerifiedAnswer], owner: String, planner: DeliveryPlanner, in session: DatabaseSession
+        _ answers: [VerifiedAnswer], owner: String, planner: DeliveryPlanner, unclaimedSince: Date?, in session: DatabaseSession
     ) throws -> [(Recording, DeliveryPlan?)] {
         let transactions = answers.flatMap(\.response.allTransactions)
         let read = try session.pipeline([
@@ -86,7 +87,8 @@ extension JobStore {
             orders: try read[1].namedRows.map { row in
                 (try row.string("user_id"), OrderSnapshot(
                     orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
-                    createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity")))
+                    createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"),
+                    checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) }))
             },
             delivered: Set(read[3].rows.compactMap { $0[0] }),
             owners: Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
@@ -124,6 +126,27 @@ extension JobStore {
                  ("original_id", .string(foreign.originalTransactionID)), ("owner", .string(foreign.ownerUserID))]
             })]))
         }
+        var unclaimed: [String: [(String, JSONText.Value)]] = [:]
+        for (answer, plan) in settled {
+            for entry in plan.unclaimed where !ledger.isDelivered(entry.transactionID) {
+                unclaimed[entry.transactionID] = [
+                    ("transaction_id", .string(entry.transactionID)), ("product_id", .string(entry.productID)),
+                    ("quantity", .optional(entry.quantity)), ("purchase_ms", .int(entry.purchaseDateMilliseconds ?? 0)),
+                    ("environment", .string(answer.environment.rawValue)), ("user_id", .string(answer.job.userID)),
+                    ("order_id", .string(answer.job.order.orderID)), ("job_id", .int(answer.job.id)),
+                ]
+            }
+        }
+        if !unclaimed.isEmpty {
+            writes.append(SQLStatement(recordUnclaimed, [JSONText.rows(unclaimed.keys.sorted().compactMap { unclaimed[$0] }),
+                                                         unclaimedSince.map { ISO8601DateFormatter().string(from: $0) }]))
+        }
+        let receiving = settled.flatMap { answer, plan in Set(plan.deliveries.map(\.orderID)).sorted().map { (answer.job.userID, $0) } }
+        if !receiving.isEmpty {
+            writes.append(SQLStatement(notifyVerified, [JSONText.array(receiving.map { user, order in
+                JSONText.object([("order_id", .string(order)), ("user_id", .string(user))])
+            })]))
+        }
         writes.append(SQLStatement("COMMIT"))
         _ = try session.pipeline(writes)
         return results
@@ -144,6 +167,24 @@ extension JobStore {
             RETURNING j.id
         )
         SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = 'running'
+        """
+
+    /// Verified purchases that paid no order, once each, unless bought before `$2` (`RECEIPTD_UNCLAIMED_SINCE`;
+    /// NULL: when this database was first migrated), which an older system is taken to have delivered.
+    package static let recordUnclaimed = """
+        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id)
+        SELECT u.transaction_id, u.product_id, u.quantity, to_timestamp(u.purchase_ms / 1000.0), u.environment, u.user_id,
+               u.order_id, u.job_id
+        FROM jsonb_to_recordset($1::jsonb) AS u(transaction_id text, product_id text, quantity int, purchase_ms bigint,
+                                                 environment text, user_id text, order_id text, job_id bigint)
+        WHERE to_timestamp(u.purchase_ms / 1000.0)
+              >= coalesce($2::timestamptz, (SELECT applied_at FROM iap.schema_migrations WHERE version = 1), '-infinity')
+        ON CONFLICT (transaction_id) DO NOTHING
+        """
+
+    /// Tells game servers listening on `iap_verified` which orders just received goods: one JSON payload each.
+    package static let notifyVerified = """
+        SELECT pg_notify('iap_verified', payload) FROM jsonb_array_elements_text($1::jsonb) AS payload
         """
 
     /// Purchases of other users that receipts carried.
@@ -167,8 +208,16 @@ extension JobStore {
         ), owners AS (
             INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
             SELECT n.original_id, n.user_id, n.order_id FROM jsonb_to_recordset($2::jsonb) AS n(original_id text, user_id text, order_id text)
+        ), claimed AS (
+            -- A payment recorded as unclaimed that a later receipt delivered after all.
+            UPDATE iap.unclaimed_payments u SET assigned_order_id = d.order_id, assigned_at = now()
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text)
+            WHERE u.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements($1::jsonb) ->> 'transaction_id'))
+              AND u.transaction_id = d.transaction_id AND u.assigned_at IS NULL
         ), paid AS (
-            UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now()
+            -- New units make the order verified (from pending, closed or finished) until the game grants them.
+            UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now(),
+                status = CASE WHEN r.delivered > o.delivered_quantity THEN 'verified' ELSE o.status END
             FROM jsonb_to_recordset($3::jsonb) AS r(order_id text, delivered int, outcome text)
             WHERE o.order_id = ANY (ARRAY(SELECT jsonb_array_elements($3::jsonb) ->> 'order_id')) AND o.order_id = r.order_id
               AND o.outcome IS DISTINCT FROM 'full'

@@ -15,21 +15,24 @@ public struct JobStore: Sendable {
     public let owner: String
     /// What verified answers deliver.
     let planner: DeliveryPlanner
+    /// Purchases before this are never recorded as unclaimed; `nil`: since the database was first migrated.
+    let unclaimedSince: Date?
     private let batcher: SettleBatcher?
 
     /// Creates a store for the daemon identified by `owner`. With `settleConcurrency`, verified answers that
     /// arrive together are settled together, on at most that many connections at once.
-    init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, settleConcurrency: Int? = nil) {
-        let unbatched = JobStore(pool: pool, owner: owner, planner: planner, batcher: nil)
-        self.init(pool: pool, owner: owner, planner: planner, batcher: settleConcurrency.map { concurrency in
+    init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, unclaimedSince: Date? = nil, settleConcurrency: Int? = nil) {
+        let unbatched = JobStore(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: nil)
+        self.init(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: settleConcurrency.map { concurrency in
             SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) { try await unbatched.recordVerified($0) }
         })
     }
 
-    private init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, batcher: SettleBatcher?) {
+    private init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, unclaimedSince: Date?, batcher: SettleBatcher?) {
         self.pool = pool
         self.owner = owner
         self.planner = planner
+        self.unclaimedSince = unclaimedSince
         self.batcher = batcher
     }
 
@@ -54,7 +57,8 @@ public struct JobStore: Sendable {
                 attempts: try row.int("attempts"), malformedCount: try row.int("malformed_count"),
                 order: OrderSnapshot(orderID: try row.string("order_id"), productID: try row.string("product_id"),
                                      quantity: try row.int("quantity"), createdAtMilliseconds: Int64(try row.int("created_ms")),
-                                     deliveredQuantity: try row.int("delivered_quantity")),
+                                     deliveredQuantity: try row.int("delivered_quantity"),
+                                     checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) }),
                 userID: try row.string("user_id"))
         }
     }
@@ -74,7 +78,8 @@ public struct JobStore: Sendable {
             FROM iap.orders o
             WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
             RETURNING j.id, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
-                      o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms
+                      o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
+                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms
             """
 
     /// Refreshes the heartbeat of `jobs`, the jobs this daemon is still working on, and of the daemon itself in

@@ -27,6 +27,9 @@ struct LedgerView {
         return plan
     }
 
+    /// Whether the ledger, or a plan of the batch so far, delivered `transactionID`.
+    func isDelivered(_ transactionID: String) -> Bool { delivered.contains(transactionID) }
+
     /// The product of an order the batch read.
     func productID(of orderID: String) -> String { orders[orderID]?.snapshot.productID ?? "" }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 extension ReceiptDaemon {
     /// How the daemon claims, retries and shuts down. Durations are seconds.
     public struct Configuration: Sendable {
@@ -16,6 +18,9 @@ extension ReceiptDaemon {
         public var expectedBundleID: String
         /// Whether sandbox purchases deliver (`RECEIPTD_SANDBOX`).
         public var sandbox: SandboxPolicy
+        /// Purchases before this time are never recorded as unclaimed payments (`RECEIPTD_UNCLAIMED_SINCE`);
+        /// `nil`: since `receiptd migrate` first ran on the database.
+        public var unclaimedSince: Date? = nil
         /// A running job whose heartbeat is older than this goes back to `pending` (`RECEIPTD_LEASE`).
         public var lease: Double
         /// On SIGTERM, how long requests in flight may finish (`RECEIPTD_SHUTDOWN_GRACE`).

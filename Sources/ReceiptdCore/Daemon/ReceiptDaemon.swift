@@ -32,7 +32,7 @@ public final class ReceiptDaemon: Service {
         self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
                                  sessionSettings: [("enable_seqscan", "off")])
         // Half the connections settle; the rest claim, heartbeat and record failures.
-        self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner,
+        self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner, unclaimedSince: configuration.unclaimedSince,
                               settleConcurrency: max(1, configuration.databaseConnections / 2))
         self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger, metrics: metrics)
         self.metrics = metrics

@@ -32,7 +32,8 @@ public struct DeliveryPlanner: Sendable {
     /// (`firstOwners` maps original transaction ids to their first user), and, for an order created at checkout,
     /// it was bought no earlier than the checkout minus the skew. An order first seen with its receipt has no such
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
-    /// transaction to one delivery.
+    /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
+    /// deliver but paid no order is the plan's `unclaimed`.
     public func plan(
         _ response: AppleVerifyResponse, for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
         alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
@@ -70,7 +71,8 @@ public struct DeliveryPlanner: Sendable {
         }
         var owned = Set(firstOwners.keys)
         let newOwners = deliveries.filter { owned.insert($0.originalTransactionID).inserted }
-        return DeliveryPlan(deliveries: deliveries, orderResults: results, foreignPurchases: foreign, newOwners: newOwners)
+        return DeliveryPlan(deliveries: deliveries, orderResults: results, foreignPurchases: foreign, newOwners: newOwners,
+                            unclaimed: available)
     }
 
     private func take(for order: OrderSnapshot, from available: inout [AppleTransaction]) -> [DeliveryPlan.Delivery] {
@@ -84,10 +86,10 @@ public struct DeliveryPlanner: Sendable {
                 index += 1
                 continue
             }
-            let units = min(entry.quantity!, remaining)
+            // Every unit the transaction paid for is delivered, even beyond the order's quantity: the player paid for them.
             paid.append(.init(transactionID: entry.transactionID, originalTransactionID: entry.originalTransactionID,
-                              orderID: order.orderID, quantity: units, purchaseDateMilliseconds: entry.purchaseDateMilliseconds!))
-            remaining -= units
+                              orderID: order.orderID, quantity: entry.quantity!, purchaseDateMilliseconds: entry.purchaseDateMilliseconds!))
+            remaining -= entry.quantity!
             available.remove(at: index)
         }
         return paid
