@@ -10,6 +10,7 @@ struct Receiptd: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self,
             StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self, EnqueueCommand.self,
+            UnclaimedCommand.self, AssignCommand.self,
             ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self,
         ]
     )

@@ -23,7 +23,13 @@ struct StatusCommand: OperatorCommand {
             }).render()]
 
         sections.append("Orders: " + status.outcomes.map { "\($0.outcome.terminalSafe) \($0.orders)" }.joined(separator: ", "))
+        sections.append("Order status: " + status.statuses.map { "\($0.status) \($0.orders)" }.joined(separator: ", "))
         sections.append("Deliveries: production \(status.productionDeliveries), sandbox \(status.sandboxDeliveries)")
+        sections.append("Owed to games for over 10 minutes: \(status.owedOverTenMinutes)"
+            + (status.owedOverTenMinutes > 0 ? " (delivered, not yet granted: is the game server calling iap.mark_granted?)" : ""))
+        sections.append("Unclaimed payments: \(status.unclaimedPayments)"
+            + (status.unclaimedPayments > 0 ? " (see `receiptd unclaimed`)" : ""))
+        sections.append("Orders paid beyond their quantity: \(status.overpaidOrders)")
         let alive = status.daemons.filter(\.alive)
         sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(
             headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE"],

@@ -83,7 +83,7 @@ extension OperatorQueries {
     }
 
     /// Runs `body`, turning the operator functions' SQLSTATEs into `OperatorError`s.
-    private func translatingRefusals<T>(_ body: () async throws -> T) async throws -> T {
+    func translatingRefusals<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as PostgresError {

@@ -44,11 +44,25 @@ public struct OperatorQueries: Sendable {
                            (SELECT count(*) FROM iap.deliveries WHERE environment IS DISTINCT FROM 'Sandbox') AS production,
                            (SELECT count(*) FROM iap.deliveries WHERE environment = 'Sandbox') AS sandbox,
                            (SELECT count(DISTINCT job_id) FROM iap.suspicious_receipts WHERE seen_at > now() - interval '24 hours')
-                               AS suspicious
+                               AS suspicious,
+                           (SELECT count(*) FROM iap.deliveries WHERE granted_at IS NULL AND delivered_at < now() - interval '10 minutes')
+                               AS owed,
+                           (SELECT count(*) FROM iap.unclaimed_payments WHERE assigned_at IS NULL) AS unclaimed,
+                           (SELECT count(*) FROM iap.orders WHERE delivered_quantity > quantity) AS overpaid
+                    """)
+                let statuses = try session.execute("""
+                    SELECT s.status::text AS status, count(o.order_id) AS orders
+                    FROM unnest(enum_range(NULL::iap.order_status)) AS s(status)
+                    LEFT JOIN iap.orders o ON o.status = s.status
+                    GROUP BY s.status ORDER BY s.status
                     """)
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
                     outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
+                    statuses: try statuses.namedRows.map { QueueStatus.StatusCount(status: try $0.string("status"), orders: try $0.int("orders")) },
+                    owedOverTenMinutes: try counts.first?.int("owed") ?? 0,
+                    unclaimedPayments: try counts.first?.int("unclaimed") ?? 0,
+                    overpaidOrders: try counts.first?.int("overpaid") ?? 0,
                     daemons: try daemons.namedRows.map(QueueStatus.Daemon.init(row:)),
                     retriesLastHour: try retries.namedRows.map(QueueStatus.RetryCount.init(row:)),
                     stuckJobs: try stuck.namedRows.map(QueueStatus.StuckJob.init(row:)),

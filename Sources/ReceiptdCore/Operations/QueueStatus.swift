@@ -55,6 +55,14 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var orders: Int
     }
 
+    /// Orders by `status` (`pending`, `verified`, `finished`, `closed`).
+    public struct StatusCount: Sendable, Codable, Equatable {
+        /// An `iap.order_status` value.
+        public var status: String
+        /// Orders with it.
+        public var orders: Int
+    }
+
     /// A daemon that has heartbeated into `iap.daemons`.
     public struct Daemon: Sendable, Codable, Equatable {
         /// Its identity, `host:pid:start-id` (the `locked_by` of its jobs).
@@ -71,6 +79,14 @@ public struct QueueStatus: Sendable, Codable, Equatable {
     public var states: [StateCount]
     /// Orders by outcome.
     public var outcomes: [OutcomeCount]
+    /// Orders by status, all four always present.
+    public var statuses: [StatusCount]
+    /// Ledger rows delivered over 10 minutes ago that the game has not confirmed granting: a game that stopped granting.
+    public var owedOverTenMinutes: Int
+    /// Unclaimed payments not yet assigned to an order.
+    public var unclaimedPayments: Int
+    /// Orders paid beyond their quantity (a transaction of more units than ordered).
+    public var overpaidOrders: Int
     /// Daemons by heartbeat, most recent first.
     public var daemons: [Daemon]
     /// Retries of the last hour by error class, most frequent first.
