@@ -10,10 +10,17 @@ import ServiceLifecycle
 public struct DemoRun {
     /// One order as the demo leaves it.
     public struct Row: Sendable {
-        /// Order, user, quantity, delivered quantity, outcome, and its jobs (`id:state (last error)`).
-        public var orderID, userID, quantity, delivered, outcome, jobs: String
+        /// Order, user, quantity, delivered quantity, outcome, status, and its jobs (`id:state (last error)`).
+        public var orderID, userID, quantity, delivered, outcome, status, jobs: String
         /// What the scenario says the outcome must be.
         public var expectedOutcome: String?
+        /// What the scenario says the status must be, where it says.
+        public var expectedStatus: String?
+
+        /// Whether the order ended as the scenario says.
+        public var isExpected: Bool {
+            expectedOutcome.map { $0 == outcome } ?? true && expectedStatus.map { $0 == status } ?? true
+        }
     }
 
     let logger: Logger
@@ -25,8 +32,8 @@ public struct DemoRun {
         self.say = say
     }
 
-    /// Runs the demo and returns every order with its outcome, and the number of ledger rows.
-    public func run() async throws -> (rows: [Row], ledger: Int) {
+    /// Runs the demo and returns every order with its outcome, the number of ledger rows, and the unclaimed payments.
+    public func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         say("Starting a throwaway PostgreSQL …")
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }
@@ -46,7 +53,7 @@ public struct DemoRun {
         }
     }
 
-    private func run(database: String, standIn: AppStoreStandIn, client: HTTPClient) async throws -> (rows: [Row], ledger: Int) {
+    private func run(database: String, standIn: AppStoreStandIn, client: HTTPClient) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
         say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
@@ -60,8 +67,10 @@ public struct DemoRun {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             do {
+                try await checkOut(on: connection)
                 try await enqueueSamples(on: connection)
                 try await waitForOutcomes(on: connection, timeout: .seconds(60))
+                try await grant(on: connection)
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
@@ -72,6 +81,23 @@ public struct DemoRun {
         let result = try await outcomes(from: connection)
         await connection.close()
         return result
+    }
+
+    /// The game server's side before payment: checkouts, and an order it closes unpaid.
+    private func checkOut(on connection: PostgresConnection) async throws {
+        for checkout in DemoScenario.checkouts {
+            try await connection.execute("SELECT iap.create_order($1, $2, $3)", [checkout.orderID, checkout.userID, checkout.productID])
+        }
+        for order in DemoScenario.closed { try await connection.execute("SELECT iap.close_order($1)", [order]) }
+        say("Checked out \(DemoScenario.checkouts.count) orders and closed \(DemoScenario.closed.count) unpaid")
+    }
+
+    /// The game server's side after payment: it hands over what `iap.owed_deliveries` lists and confirms it.
+    private func grant(on connection: PostgresConnection) async throws {
+        for order in DemoScenario.granted {
+            let marked = try await connection.execute("SELECT iap.mark_granted($1) AS n", [order]).first?.int("n") ?? 0
+            say("Granted \(order): \(marked) delivered transaction(s) confirmed")
+        }
     }
 
     private func enqueueSamples(on connection: PostgresConnection) async throws {
@@ -95,18 +121,25 @@ public struct DemoRun {
         throw ToolError("demo: orders still open after \(timeout)")
     }
 
-    private func outcomes(from connection: PostgresConnection) async throws -> (rows: [Row], ledger: Int) {
+    private func outcomes(from connection: PostgresConnection) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         let rows = try await connection.execute("""
             SELECT o.order_id, o.user_id, o.quantity, o.delivered_quantity, coalesce(o.outcome::text, '-') AS outcome,
-                   string_agg(j.id || ':' || j.state || coalesce(' (' || j.last_error || ')', ''), ', ' ORDER BY j.id) AS jobs
-            FROM iap.orders o JOIN iap.jobs j USING (order_id)
-            GROUP BY o.order_id ORDER BY min(j.id)
+                   o.status::text AS status,
+                   coalesce(string_agg(j.id || ':' || j.state || coalesce(' (' || j.last_error || ')', ''), ', ' ORDER BY j.id), '-')
+                       AS jobs
+            FROM iap.orders o LEFT JOIN iap.jobs j USING (order_id)
+            GROUP BY o.order_id ORDER BY min(j.id) NULLS LAST, o.order_id
             """).namedRows.map { row in
-            Row(orderID: try row.string("order_id"), userID: try row.string("user_id"), quantity: try row.string("quantity"),
-                delivered: try row.string("delivered_quantity"), outcome: try row.string("outcome"), jobs: try row.string("jobs"),
-                expectedOutcome: DemoScenario.expectedOutcomes[try row.string("order_id")])
+            let order = try row.string("order_id")
+            return Row(orderID: order, userID: try row.string("user_id"), quantity: try row.string("quantity"),
+                       delivered: try row.string("delivered_quantity"), outcome: try row.string("outcome"),
+                       status: try row.string("status"), jobs: try row.string("jobs"),
+                       expectedOutcome: DemoScenario.expectedOutcomes[order], expectedStatus: DemoScenario.expectedStatuses[order])
         }
         let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
-        return (rows, ledger)
+        let unclaimed = try await connection.execute(
+            "SELECT transaction_id || ' (' || product_id || ', user ' || user_id || ')' FROM iap.unclaimed_payments ORDER BY transaction_id"
+        ).rows.compactMap { $0[0] }
+        return (rows, ledger, unclaimed)
     }
 }

@@ -19,22 +19,23 @@ struct DemoCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let (rows, ledger) = try await DemoRun(logger: Logger(label: "receiptd"), say: { print($0) }).run()
+        let (rows, ledger, unclaimed) = try await DemoRun(logger: Logger(label: "receiptd"), say: { print($0) }).run()
         print("")
-        print(pad(["order", "user", "qty", "delivered", "outcome", "jobs"]))
+        print(pad(["order", "user", "qty", "delivered", "outcome", "status", "jobs"]))
         for row in rows {
-            print(pad([row.orderID, row.userID, row.quantity, row.delivered, row.outcome, row.jobs]))
+            print(pad([row.orderID, row.userID, row.quantity, row.delivered, row.outcome, row.status, row.jobs]))
         }
         print("\nLedger: \(ledger) transactions delivered, each once.")
-        let unexpected = rows.filter { row in row.expectedOutcome.map { $0 != row.outcome } ?? false }
+        print("Unclaimed payments (for `receiptd assign`): \(unclaimed.isEmpty ? "none" : unclaimed.joined(separator: ", "))")
+        let unexpected = rows.filter { !$0.isExpected }
         if !unexpected.isEmpty {
-            print("Unexpected outcomes: \(unexpected.map { "\($0.orderID)=\($0.outcome)" }.joined(separator: ", "))")
+            print("Unexpected outcomes: \(unexpected.map { "\($0.orderID)=\($0.outcome)/\($0.status)" }.joined(separator: ", "))")
             throw ExitCode.failure
         }
     }
 
     private func pad(_ cells: [String]) -> String {
-        let widths = [16, 8, 3, 9, 10]
+        let widths = [16, 8, 3, 9, 10, 9]
         return cells.map(\.terminalSafe).enumerated().map { index, cell in
             index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
         }.joined(separator: " ")

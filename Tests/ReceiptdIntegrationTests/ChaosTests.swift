@@ -28,9 +28,11 @@ import Testing
 /// The README's first command, `receiptd demo`, through its library.
 @Suite struct DemoTests {
     @Test func theDemoSettlesEveryOrderAsItsScenarioSays() async throws {
-        let (rows, ledger) = try await DemoRun(logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }), say: { _ in }).run()
-        #expect(rows.count == 11)
-        for row in rows { #expect(row.outcome == row.expectedOutcome, "\(row.orderID)") }
-        #expect(ledger == 7)
+        let (rows, ledger, unclaimed) = try await DemoRun(logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
+                                                          say: { _ in }).run()
+        #expect(rows.count == 15)
+        for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
+        #expect(ledger == 10)
+        #expect(unclaimed == ["1000000013 (com.example.shield, user lena)"])
     }
 }
