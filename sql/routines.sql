@@ -180,8 +180,7 @@ END $$;
 CREATE OR REPLACE FUNCTION iap.close_order(p_order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
-    v_order  iap.orders%ROWTYPE;
-    v_active iap.jobs%ROWTYPE;
+    v_order iap.orders%ROWTYPE;
 BEGIN
     SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
     IF NOT FOUND THEN
@@ -190,16 +189,7 @@ BEGIN
     IF v_order.delivered_quantity > 0 THEN
         RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', p_order_id USING ERRCODE = '55000';
     END IF;
-    SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
-    IF FOUND THEN
-        UPDATE iap.jobs
-        SET state = 'cancelled', finished_at = now(), locked_by = NULL, heartbeat_at = NULL,
-            last_error = 'order closed by ' || session_user
-        WHERE id = v_active.id;
-        IF v_active.state = 'running' THEN
-            PERFORM pg_notify('iap_job_cancel', v_active.id::text);
-        END IF;
-    END IF;
+    PERFORM iap.cancel_order(p_order_id);
     UPDATE iap.orders SET status = 'closed' WHERE order_id = p_order_id;
 END $$;
 

@@ -7,11 +7,8 @@ import Testing
 /// Takes PostgreSQL away under a running daemon. Uses a cluster of its own: the shared one serves other tests.
 @Suite struct DatabaseLossTests {
     @Test func theDaemonRidesOutALostDatabaseAndFinishesItsWork() async throws {
-        let cluster = try TemporaryPostgres.start()
+        let cluster = try await TestEnvironment.privateCluster()
         defer { cluster.stop() }
-        let setup = try await PostgresConnection.connect(cluster.connectionString())
-        try await Migrator.migrate(setup)
-        await setup.close()
 
         try await Fixture.with(database: TestDatabase(cluster: cluster, name: "postgres")) { f in
             let inFlight = try await f.enqueue("in-flight", receipt: Receipts.paying("6001", delay: 1_500))

@@ -51,6 +51,10 @@ import Testing
                 == Migration.all.map { "\($0.version):\($0.name)" }.joined(separator: ","))
             #expect(try await f.value("SELECT data_type FROM information_schema.columns WHERE table_name = 'attempts' AND column_name = 'apple_status'")
                 == "bigint")
+            // What the old schema delivered was handed over by its outcome: granted, and the order finished.
+            #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'settled'") == "finished")
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u2')") == "0")
+            #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'waiting'") == "pending")
 
             // The same again changes nothing.
             let recorded = try await f.value("SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations")

@@ -78,10 +78,18 @@ import Testing
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "verified")
             let owed = try await f.row("SELECT transaction_id, order_id, product_id, quantity FROM iap.owed_deliveries('alice')")
             #expect(owed["transaction_id"] == "21" && owed["order_id"] == "o1" && owed["product_id"] == "gems" && owed["quantity"] == "1")
+            // A game that stops granting shows in `receiptd status` once a delivery waits over 10 minutes.
+            let queries = OperatorQueries(connection: f.connection)
+            #expect(try await queries.status().owedOverTenMinutes == 0)
+            try await f.connection.execute("UPDATE iap.deliveries SET delivered_at = now() - interval '11 minutes'")
+            #expect(try await queries.status().owedOverTenMinutes == 1)
+            #expect(try await queries.status().statuses.map { "\($0.status) \($0.orders)" }
+                == ["pending 0", "verified 1", "finished 0", "closed 0"])
             #expect(try await f.value("SELECT iap.mark_granted('o1')") == "1")
             #expect(try await f.value("SELECT iap.mark_granted('o1')") == "0")
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "finished")
             #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('alice')") == "0")
+            #expect(try await queries.status().owedOverTenMinutes == 0)
             let unknown = await #expect(throws: PostgresError.self) { try await f.connection.execute("SELECT iap.mark_granted('nope')") }
             #expect(unknown?.sqlState == "P0002")
         }

@@ -144,11 +144,8 @@ import Testing
 /// own: the shared one serves other tests.
 @Suite struct LongDatabaseLossTests {
     @Test func aJobWhoseAnswerCouldNotBeRecordedReturnsThroughItsLease() async throws {
-        let cluster = try TemporaryPostgres.start()
+        let cluster = try await TestEnvironment.privateCluster()
         defer { cluster.stop() }
-        let setup = try await PostgresConnection.connect(cluster.connectionString())
-        try await Migrator.migrate(setup)
-        await setup.close()
 
         try await Fixture.with(database: TestDatabase(cluster: cluster, name: "postgres")) { f in
             let job = try await f.enqueue("o1", receipt: Receipts.paying("8401", delay: 1_000))

@@ -54,6 +54,23 @@ actor TestEnvironment {
     }
 }
 
+extension TestEnvironment {
+    /// A migrated cluster of the caller's own, for tests that stop or restart PostgreSQL (the shared one serves
+    /// other tests); its `postgres` database holds the schema. The caller stops it.
+    static func privateCluster() async throws -> TemporaryPostgres {
+        let cluster = try TemporaryPostgres.start()
+        do {
+            let setup = try await PostgresConnection.connect(cluster.connectionString())
+            try await Migrator.migrate(setup)
+            await setup.close()
+        } catch {
+            cluster.stop()
+            throw error
+        }
+        return cluster
+    }
+}
+
 /// A database of the test cluster.
 struct TestDatabase: Sendable {
     let cluster: TemporaryPostgres
