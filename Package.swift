@@ -48,6 +48,8 @@ let package = Package(
                 .embedInCode("SQL/migrations/0004_order_lifecycle.sql"),
             ]
         ),
+        // What only the tests, the demo and the load tools use: a throwaway PostgreSQL and the processes around it.
+        .target(name: "ReceiptdTestKit"),
         .target(
             name: "FakeAppStore",
             dependencies: [
@@ -61,6 +63,7 @@ let package = Package(
             name: "ReceiptdTools",
             dependencies: [
                 "ReceiptdCore",
+                "ReceiptdTestKit",
                 "FakeAppStore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
@@ -91,6 +94,7 @@ let package = Package(
             name: "ReceiptdIntegrationTests",
             dependencies: [
                 "ReceiptdCore",
+                "ReceiptdTestKit",
                 "FakeAppStore",
                 "ReceiptdTools",
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -116,10 +116,17 @@ END $$;
 -- purchases that may pay it. The same call again returns the same time; NULL for an order first seen with
 -- its receipt (it has no checkout, and no such bound).
 CREATE OR REPLACE FUNCTION iap.create_order(
-    p_order_id text, p_user_id text, p_product_id text, p_quantity int DEFAULT 1
+    order_id text, user_id text, product_id text, quantity int DEFAULT 1
 ) RETURNS timestamptz
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
+-- the column.
+#variable_conflict use_column
 DECLARE
+    p_order_id ALIAS FOR $1;
+    p_user_id ALIAS FOR $2;
+    p_product_id ALIAS FOR $3;
+    p_quantity ALIAS FOR $4;
     v_order iap.orders%ROWTYPE;
 BEGIN
     PERFORM iap.check_identifier('create_order', 'order_id', p_order_id);
@@ -144,21 +151,25 @@ BEGIN
 END $$;
 
 -- What the game server asks for at the player's login: delivered goods it has not confirmed granting, oldest first.
-CREATE OR REPLACE FUNCTION iap.owed_deliveries(p_user_id text)
+CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
                delivered_at timestamptz)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
     FROM iap.deliveries d
-    WHERE d.user_id = p_user_id AND d.granted_at IS NULL
+    WHERE d.user_id = $1 AND d.granted_at IS NULL   -- $1: a bare user_id would name the column
     ORDER BY d.delivered_at, d.transaction_id
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
 -- (0 the second time). With nothing delivered left ungranted, the order is finished.
-CREATE OR REPLACE FUNCTION iap.mark_granted(p_order_id text) RETURNS int
+CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
+-- the column.
+#variable_conflict use_column
 DECLARE
+    p_order_id ALIAS FOR $1;
     v_order  iap.orders%ROWTYPE;
     v_marked int;
 BEGIN
@@ -177,9 +188,13 @@ END $$;
 
 -- The game closes an order nobody paid: its active job, if any, is cancelled and the order is closed. A
 -- payment that still arrives is delivered (the money was taken) and the order becomes verified.
-CREATE OR REPLACE FUNCTION iap.close_order(p_order_id text) RETURNS void
+CREATE OR REPLACE FUNCTION iap.close_order(order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
+-- the column.
+#variable_conflict use_column
 DECLARE
+    p_order_id ALIAS FOR $1;
     v_order iap.orders%ROWTYPE;
 BEGIN
     SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
@@ -194,9 +209,14 @@ BEGIN
 END $$;
 
 -- An operator gives an unclaimed payment to the order it was meant for, through the same exactly-once ledger.
-CREATE OR REPLACE FUNCTION iap.assign_payment(p_transaction_id text, p_order_id text) RETURNS void
+CREATE OR REPLACE FUNCTION iap.assign_payment(transaction_id text, order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
+-- the column.
+#variable_conflict use_column
 DECLARE
+    p_transaction_id ALIAS FOR $1;
+    p_order_id ALIAS FOR $2;
     v_payment   iap.unclaimed_payments%ROWTYPE;
     v_order     iap.orders%ROWTYPE;
     v_delivered int;

@@ -1,4 +1,5 @@
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// A fresh, migrated database per scenario, so no scenario pays for another's rows.
 enum BenchmarkDatabase {

@@ -2,6 +2,7 @@ import FakeAppStore
 import Foundation
 import Logging
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// The benchmark: `receiptd run` processes against a throwaway PostgreSQL and the in-process stand-in,
 /// per scenario (daemon count × Apple latency), plus the database ceiling and the idle and replace latencies.

@@ -1,6 +1,7 @@
 import FakeAppStore
 import Foundation
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// One scenario: a fresh database, `daemons` processes splitting the concurrency, a load run of full orders.
 struct BenchmarkScenarioRun {

@@ -2,6 +2,7 @@ import FakeAppStore
 import Foundation
 import Logging
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// Several daemon processes work through thousands of orders while the stand-in injects faults,
 /// daemons are killed with SIGKILL and restarted, PostgreSQL is restarted with `-m immediate` and later

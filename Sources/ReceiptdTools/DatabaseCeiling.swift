@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// The database ceiling: the SQL receiptd issues per batch of jobs, driven by pgbench with no HTTP and no Swift in between.
 public struct DatabaseCeiling: Sendable, Codable {
@@ -29,7 +30,7 @@ public struct DatabaseCeiling: Sendable, Codable {
         let outputPath = folder.appendingPathComponent("out.txt").path
         try jobScript.write(toFile: jobPath, atomically: true, encoding: .utf8)
         try enqueueScript.write(toFile: enqueuePath, atomically: true, encoding: .utf8)
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try pgbenchPath())

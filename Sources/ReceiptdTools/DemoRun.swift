@@ -3,6 +3,7 @@ import FakeAppStore
 import Foundation
 import Logging
 import ReceiptdCore
+import ReceiptdTestKit
 import ServiceLifecycle
 
 /// The whole pipeline on a throwaway PostgreSQL and the stand-in App Store, with one sample order

@@ -2,6 +2,7 @@ import FakeAppStore
 import Foundation
 import Logging
 import ReceiptdCore
+import ReceiptdTestKit
 import Testing
 
 /// Takes PostgreSQL away under a running daemon. Uses a cluster of its own: the shared one serves other tests.

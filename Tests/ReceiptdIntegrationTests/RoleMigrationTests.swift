@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptdCore
+import ReceiptdTestKit
 import Testing
 
 @Suite struct RoleMigrationTests {

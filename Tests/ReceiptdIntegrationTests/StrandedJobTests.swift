@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import Prometheus
 import ReceiptdCore
+import ReceiptdTestKit
 import Testing
 
 /// A job is `running` only while a living daemon is working on it: every way a daemon could stop working on a

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOSSL
 import ReceiptdCore
+import ReceiptdTestKit
 import Testing
 
 /// TLS as operators run it: libpq with `sslmode=verify-full` against a server whose certificate a

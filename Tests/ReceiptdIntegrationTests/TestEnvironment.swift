@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptdCore
+import ReceiptdTestKit
 
 /// One throwaway PostgreSQL for the whole test run, and a migrated template each test database is copied from.
 actor TestEnvironment {

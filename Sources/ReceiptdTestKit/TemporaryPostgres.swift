@@ -6,18 +6,18 @@ import Glibc
 #endif
 
 /// A PostgreSQL cluster in a temporary directory, for tests, the demo and benchmarks. Deleted on stop().
-public final class TemporaryPostgres: Sendable {
+package final class TemporaryPostgres: Sendable {
     /// How the throwaway cluster is set up.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// TCP port on 127.0.0.1; 0 picks a free one.
-        public var port: Int
+        package var port: Int
         /// The server's `max_connections`.
-        public var maxConnections: Int
+        package var maxConnections: Int
         /// Extra `postgresql.conf` settings, passed to the server as `-c name=value`; they win over ours.
-        public var settings: [String: String]
+        package var settings: [String: String]
 
         /// Creates a configuration; the defaults suit tests.
-        public init(port: Int = 0, maxConnections: Int = 200, settings: [String: String] = [:]) {
+        package init(port: Int = 0, maxConnections: Int = 200, settings: [String: String] = [:]) {
             self.port = port
             self.maxConnections = maxConnections
             self.settings = settings
@@ -25,7 +25,7 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// How `pg_ctl` shuts the server down.
-    public enum ShutdownMode: String, Sendable {
+    package enum ShutdownMode: String, Sendable {
         /// Waits for every client to disconnect.
         case smart
         /// Disconnects clients, then shuts down cleanly.
@@ -35,11 +35,11 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// The TCP port the server listens on at 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// The directory holding the server's unix socket; usable as libpq `host`.
-    public let socketDirectory: String
+    package let socketDirectory: String
     /// The cluster's data directory (PGDATA).
-    public let dataDirectory: String
+    package let dataDirectory: String
 
     private let rootDirectory: String
     private let logFile: String
@@ -53,7 +53,7 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// Creates the cluster with initdb, starts it and waits until it accepts connections.
-    public static func start(configuration: Configuration = .init()) throws -> TemporaryPostgres {
+    package static func start(configuration: Configuration = .init()) throws -> TemporaryPostgres {
         var attempt = 1
         while true {
             do {
@@ -108,14 +108,14 @@ public final class TemporaryPostgres: Sendable {
     }
 
     /// libpq key/value connection string, e.g. "host=127.0.0.1 port=P user=postgres dbname=NAME".
-    public func connectionString(database: String = "postgres") -> String {
+    package func connectionString(database: String = "postgres") -> String {
         let needsQuotes = database.isEmpty || database.contains { $0 == " " || $0 == "'" || $0 == "\\" }
         let escaped = database.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'")
         return "host=127.0.0.1 port=\(port) user=postgres dbname=" + (needsQuotes ? "'\(escaped)'" : database)
     }
 
     /// `pg_ctl restart -m MODE`; `.immediate` simulates a database crash.
-    public func restart(mode: ShutdownMode = .fast) throws {
+    package func restart(mode: ShutdownMode = .fast) throws {
         try pgCtl("restart", ["-m", mode.rawValue, "-l", logFile, "-o", serverOptions])
     }
 
@@ -127,18 +127,18 @@ public final class TemporaryPostgres: Sendable {
         return pid_t(firstLine.trimmingCharacters(in: .whitespaces))
     }
 
-    public func stopServer(mode: ShutdownMode = .fast) throws {
+    package func stopServer(mode: ShutdownMode = .fast) throws {
         try pgCtl("stop", ["-m", mode.rawValue])
     }
 
     /// Starts the server again after ``stopServer(mode:)`` and waits until it accepts connections.
-    public func resume() throws {
+    package func resume() throws {
         try pgCtl("start", ["-l", logFile, "-o", serverOptions])
     }
 
     /// Stops the server (like `-m immediate`) and deletes the directory. Idempotent.
     /// Uses signals rather than pg_ctl, so it is safe to call from an atexit handler.
-    public func stop() {
+    package func stop() {
         let (wasRemoved, watchdogPID) = lifecycle.withLock { state in
             defer { state.isRemoved = true }
             return (state.isRemoved, state.watchdogPID)
@@ -219,7 +219,7 @@ enum TemporaryPostgresRegistry {
 }
 
 /// A failure to set up, start or stop a ``TemporaryPostgres``; includes command output or the server log.
-public struct TemporaryPostgresError: Error, CustomStringConvertible {
+package struct TemporaryPostgresError: Error, CustomStringConvertible {
     /// What went wrong, with the captured output or the tail of the server log.
-    public var description: String
+    package var description: String
 }
