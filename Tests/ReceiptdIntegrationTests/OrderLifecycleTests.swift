@@ -43,6 +43,25 @@ import Testing
         }
     }
 
+    @Test func theFunctionsTakeTheContractsParameterNames() async throws {
+        try await Fixture.with { f in
+            let expected = [
+                "create_order": "order_id text, user_id text, product_id text, quantity integer DEFAULT 1",
+                "owed_deliveries": "user_id text", "mark_granted": "order_id text", "close_order": "order_id text",
+                "assign_payment": "transaction_id text, order_id text",
+            ]
+            for (name, arguments) in expected {
+                #expect(try await f.value("SELECT pg_get_function_arguments(('iap.' || $1)::regproc)", [name]) == arguments, "\(name)")
+            }
+            let checkout = try await f.value("""
+                SELECT iap.create_order(order_id => 'o1', user_id => 'u1', product_id => 'gems', quantity => 2)::text
+                """)
+            #expect(checkout != nil)
+            #expect(try await f.value("SELECT iap.mark_granted(order_id => 'o1')") == "0")
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries(user_id => 'u1')") == "0")
+        }
+    }
+
     @Test func thePurchaseDateRuleUsesTheCheckout() async throws {
         try await Fixture.with { f in
             for order in ["after", "skewed", "before"] {
