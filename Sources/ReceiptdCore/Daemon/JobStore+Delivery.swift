@@ -112,7 +112,19 @@ extension JobStore {
             try session.execute("ROLLBACK")
             return results
         }
-        var writes = [settleStatement(settled, owner: owner, orders: ledger)]
+        let writes = [settleStatement(settled, owner: owner, orders: ledger)]
+            + followUps(settled, ledger: ledger, unclaimedSince: unclaimedSince) + [SQLStatement("COMMIT")]
+        _ = try session.pipeline(writes)
+        return results
+    }
+
+    /// The statements a batch needs beside its write, each only when it has something to do: closing orders its
+    /// receipts completed, flagging other users' purchases, recording unclaimed payments, and telling game servers
+    /// which orders received goods.
+    private static func followUps(
+        _ settled: [(VerifiedAnswer, DeliveryPlan)], ledger: LedgerView, unclaimedSince: Date?
+    ) -> [SQLStatement] {
+        var writes: [SQLStatement] = []
         let completedElsewhere = settled.flatMap { answer, plan in plan.ordersCompletedElsewhere.map { ($0, answer.job.id) } }
         if !completedElsewhere.isEmpty {
             writes.append(SQLStatement(closeCompletedOrders, [JSONText.rows(completedElsewhere.map { order, job in
@@ -147,9 +159,7 @@ extension JobStore {
                 JSONText.object([("order_id", .string(order)), ("user_id", .string(user))])
             })]))
         }
-        writes.append(SQLStatement("COMMIT"))
-        _ = try session.pipeline(writes)
-        return results
+        return writes
     }
 
     /// Orders other receipts of the batch completed: their active jobs are closed as superseded by the paying job,
