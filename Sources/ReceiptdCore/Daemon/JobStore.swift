@@ -109,12 +109,14 @@ public struct JobStore: Sendable {
     /// attempt; does nothing when the job is no longer `running` under this daemon.
     @discardableResult
     public func release(_ job: ClaimedJob) async throws -> Bool {
-        try await pool.execute("""
-            UPDATE iap.jobs SET state = 'pending', run_at = now(), attempts = greatest(attempts - 1, 0),
-                locked_by = NULL, heartbeat_at = NULL
-            WHERE id = $1 AND state = 'running' AND locked_by = $2
-            """, [job.id, owner]).affectedRows == 1
+        try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE id = $1 AND state = 'running' AND locked_by = $2",
+                               [job.id, owner]).affectedRows == 1
     }
+
+    /// A running job back to `pending`, due now, without counting the interrupted attempt.
+    private static let released = """
+        state = 'pending', run_at = now(), attempts = greatest(attempts - 1, 0), locked_by = NULL, heartbeat_at = NULL
+        """
 
     /// Removes this daemon from `iap.daemons` on a graceful stop.
     public func signOff() async throws {
@@ -124,11 +126,7 @@ public struct JobStore: Sendable {
     /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt.
     @discardableResult
     public func releaseUnfinished() async throws -> Int {
-        try await pool.execute("""
-            UPDATE iap.jobs SET state = 'pending', run_at = now(), attempts = greatest(attempts - 1, 0),
-                locked_by = NULL, heartbeat_at = NULL
-            WHERE state = 'running' AND locked_by = $1
-            """, [owner]).affectedRows
+        try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE state = 'running' AND locked_by = $1", [owner]).affectedRows
     }
 
     /// Returns jobs whose daemon stopped heartbeating for `lease` seconds to `pending`, counting the lost attempt.
