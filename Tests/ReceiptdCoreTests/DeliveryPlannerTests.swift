@@ -22,22 +22,22 @@ import Testing
     }
 
     @Test func onePayingEntryMakesTheOrderFull() {
-        let plan = planner.plan(response([entry("100")]), for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(response([entry("100")]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
         #expect(plan.deliveries.map(\.transactionID) == ["100"])
         #expect(plan.orderResults == [.init(orderID: "o1", deliveredQuantity: 1, outcome: .full)])
     }
 
     @Test func fewerUnitsThanOrderedIsPartialAndOldestGoFirst() {
-        let plan = planner.plan(response([entry("300", at: 3000), entry("200", at: 2000), entry("400", at: 4000)]), for: "u1",
+        let plan = planner.plan(response([entry("300", at: 3000), entry("200", at: 2000), entry("400", at: 4000)]).allTransactions, for: "u1",
                                 order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: ["200"])
         #expect(plan.deliveries.map(\.transactionID) == ["300", "400"])
         #expect(plan.orderResults.first?.outcome == .full)
-        let partial = planner.plan(response([entry("300")]), for: "u1", order: order(quantity: 3), otherOpenOrders: [], alreadyDelivered: [])
+        let partial = planner.plan(response([entry("300")]).allTransactions, for: "u1", order: order(quantity: 3), otherOpenOrders: [], alreadyDelivered: [])
         #expect(partial.orderResults == [.init(orderID: "o1", deliveredQuantity: 1, outcome: .partial)])
     }
 
     @Test func entryQuantityCounts() {
-        let plan = planner.plan(response([entry("1", quantity: 3), entry("2", at: 5000)]), for: "u1", order: order(quantity: 3),
+        let plan = planner.plan(response([entry("1", quantity: 3), entry("2", at: 5000)]).allTransactions, for: "u1", order: order(quantity: 3),
                                 otherOpenOrders: [], alreadyDelivered: [])
         #expect(plan.deliveries.map(\.transactionID) == ["1"])
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 3, outcome: .full))
@@ -45,7 +45,7 @@ import Testing
 
     @Test func emptyOrAbsentInAppIsNoInApp() {
         for entries in [[], nil] as [[AppleTransaction]?] {
-            let plan = planner.plan(response(entries), for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+            let plan = planner.plan(response(entries).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
             #expect(plan.orderResults.first?.outcome == .noInApp)
             #expect(plan.deliveries.isEmpty)
         }
@@ -59,26 +59,26 @@ import Testing
             entry("6", quantity: nil),                         // unreadable quantity
         ]
         for paying in cases {
-            let plan = planner.plan(response([paying]), for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+            let plan = planner.plan(response([paying]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
             #expect(plan.orderResults.first?.outcome == .unmatched, "\(paying)")
             #expect(plan.deliveries.isEmpty)
         }
-        let replay = planner.plan(response([entry("7")]), for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: ["7"])
+        let replay = planner.plan(response([entry("7")]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: ["7"])
         #expect(replay.orderResults.first?.outcome == .unmatched)
     }
 
     @Test func aPurchaseBeforeTheCheckoutBeyondTheSkewDoesNotPay() {
         let checkedOut = order(checkout: created)
-        let early = planner.plan(response([entry("1", at: -301_000)]), for: "u1", order: checkedOut, otherOpenOrders: [], alreadyDelivered: [])
+        let early = planner.plan(response([entry("1", at: -301_000)]).allTransactions, for: "u1", order: checkedOut, otherOpenOrders: [], alreadyDelivered: [])
         #expect(early.orderResults.first?.outcome == .unmatched)
-        let withinSkew = planner.plan(response([entry("1", at: -299_000)]), for: "u1", order: checkedOut, otherOpenOrders: [],
+        let withinSkew = planner.plan(response([entry("1", at: -299_000)]).allTransactions, for: "u1", order: checkedOut, otherOpenOrders: [],
                                       alreadyDelivered: [])
         #expect(withinSkew.orderResults.first?.outcome == .full)
     }
 
     @Test func aLateReceiptPaysAnOrderFirstSeenWithIt() {
         // The order was made when the receipt arrived, eight hours after the purchase: it has no checkout time.
-        let plan = planner.plan(response([entry("1", at: -8 * 3_600_000)]), for: "u1", order: order(), otherOpenOrders: [],
+        let plan = planner.plan(response([entry("1", at: -8 * 3_600_000)]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
                                 alreadyDelivered: [])
         #expect(plan.orderResults.first?.outcome == .full)
         #expect(plan.deliveries.map(\.transactionID) == ["1"])
@@ -86,7 +86,7 @@ import Testing
 
     @Test func aRefundInEitherCopyOfATransactionCounts() {
         for (inApp, latest) in [(entry("1"), entry("1", cancelled: true)), (entry("1", cancelled: true), entry("1"))] {
-            let plan = planner.plan(response([inApp], latest: [latest]), for: "u1", order: order(), otherOpenOrders: [],
+            let plan = planner.plan(response([inApp], latest: [latest]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
                                     alreadyDelivered: [])
             #expect(plan.orderResults.first?.outcome == .unmatched)
             #expect(plan.deliveries.isEmpty)
@@ -99,7 +99,7 @@ import Testing
         for (first, second) in pairs + pairs.map({ ($1, $0) }) {
             let merged = response([first], latest: [second]).allTransactions
             #expect(merged.count == 1 && !merged[0].conflictingFields.isEmpty)
-            let plan = planner.plan(response([first], latest: [second]), for: "u1", order: order(), otherOpenOrders: [],
+            let plan = planner.plan(response([first], latest: [second]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
                                     alreadyDelivered: [])
             #expect(plan.deliveries.isEmpty, "\(first) / \(second)")
         }
@@ -107,12 +107,12 @@ import Testing
 
     @Test func anotherUsersPurchasePaysNothingAndIsFlagged() {
         let receipt = response([entry("20", original: "10"), entry("30")], latest: nil)
-        let plan = planner.plan(receipt, for: "mallory", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
+        let plan = planner.plan(receipt.allTransactions, for: "mallory", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
                                 firstOwners: ["10": "alice"])
         #expect(plan.deliveries.map(\.transactionID) == ["30"])
         #expect(plan.foreignPurchases == [.init(originalTransactionID: "10", ownerUserID: "alice")])
         #expect(plan.newOwners.map(\.originalTransactionID) == ["30"])
-        let own = planner.plan(receipt, for: "alice", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
+        let own = planner.plan(receipt.allTransactions, for: "alice", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
                                firstOwners: ["10": "alice"])
         #expect(own.deliveries.map(\.transactionID) == ["20", "30"])
         #expect(own.foreignPurchases.isEmpty)
@@ -120,7 +120,7 @@ import Testing
     }
 
     @Test func renewalsOfOnePurchaseRecordOneOwner() {
-        let plan = planner.plan(response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]), for: "u1",
+        let plan = planner.plan(response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]).allTransactions, for: "u1",
                                 order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [])
         #expect(plan.deliveries.count == 2)
         #expect(plan.newOwners.map(\.originalTransactionID) == ["10"])
@@ -129,7 +129,7 @@ import Testing
     @Test func mergedPaymentSettlesTheUsersOtherOrders() {
         let other = order("o2", product: "shield", created: created - 10)
         let untouched = order("o3", product: "sword")
-        let plan = planner.plan(response([entry("1"), entry("2", product: "shield")]), for: "u1", order: order(),
+        let plan = planner.plan(response([entry("1"), entry("2", product: "shield")]).allTransactions, for: "u1", order: order(),
                                 otherOpenOrders: [other, untouched], alreadyDelivered: [])
         #expect(plan.deliveries.map(\.orderID).sorted() == ["o1", "o2"])
         #expect(plan.orderResults.map(\.orderID) == ["o1", "o2"])
@@ -137,16 +137,16 @@ import Testing
     }
 
     @Test func latestReceiptInfoIsReadAndDeduplicated() {
-        let plan = planner.plan(response([entry("1")], latest: [entry("1"), entry("2")]), for: "u1", order: order(quantity: 3),
+        let plan = planner.plan(response([entry("1")], latest: [entry("1"), entry("2")]).allTransactions, for: "u1", order: order(quantity: 3),
                                 otherOpenOrders: [], alreadyDelivered: [])
         #expect(plan.deliveries.map(\.transactionID) == ["1", "2"])
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 2, outcome: .partial))
     }
 
     @Test func earlierDeliveriesCountTowardsTheOrder() {
-        let plan = planner.plan(response([entry("9")]), for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(response([entry("9")]).allTransactions, for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [], alreadyDelivered: [])
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 2, outcome: .full))
-        let nothingNew = planner.plan(response([entry("9")]), for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [],
+        let nothingNew = planner.plan(response([entry("9")]).allTransactions, for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [],
                                       alreadyDelivered: ["9"])
         #expect(nothingNew.orderResults.first?.outcome == .partial)
     }

@@ -129,14 +129,15 @@ struct JobRunner: Sendable {
                 rejected.error = reason
                 return (try await store.recordRejection(job, reason: reason, attempt: rejected), .invalid)
             }
-            let conflicting = response.allTransactions.filter { !$0.conflictingFields.isEmpty }
+            let transactions = response.allTransactions
+            let conflicting = transactions.filter { !$0.conflictingFields.isEmpty }
             if !conflicting.isEmpty {
                 logger.warning("copies of a transaction disagree; it pays nothing", metadata: [
                     "transactions": "\(conflicting.map { "\($0.transactionID): \($0.conflictingFields.joined(separator: ","))" })",
                 ])
             }
             let (recording, plan) = try await store.recordVerified(
-                VerifiedAnswer(job: job, response: response, environment: environment, attempt: attempt))
+                VerifiedAnswer(job: job, transactions: transactions, environment: environment, attempt: attempt))
             if let plan, !plan.foreignPurchases.isEmpty {
                 logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
                     "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",

@@ -4,8 +4,9 @@ import Foundation
 public struct VerifiedAnswer: Sendable {
     /// The job Apple's answer belongs to.
     public var job: ClaimedJob
-    /// The answer.
-    public var response: AppleVerifyResponse
+    /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
+    /// ledger reads and the plan).
+    public var transactions: [AppleTransaction]
     /// The environment that gave it.
     public var environment: AppleEnvironment
     /// The attempt, written with the settle.
@@ -74,7 +75,7 @@ extension JobStore {
     private static func settle(
         _ answers: [VerifiedAnswer], owner: String, planner: DeliveryPlanner, unclaimedSince: Date?, in session: DatabaseSession
     ) throws -> [(Recording, DeliveryPlan?)] {
-        let transactions = answers.flatMap(\.response.allTransactions)
+        let transactions = answers.flatMap(\.transactions)
         let read = try session.pipeline([
             SQLStatement("BEGIN"),
             SQLStatement(settleReads.orders, [JSONText.array(Array(Set(answers.map(\.job.userID)))),

@@ -25,7 +25,8 @@ public struct DeliveryPlanner: Sendable {
         return nil
     }
 
-    /// Plans deliveries for `order` (the job's order) first, then for the user's `otherOpenOrders`, oldest first.
+    /// Plans deliveries of a receipt's `entries` (each transaction once, as `AppleVerifyResponse.allTransactions`
+    /// gives them) for `order` (the job's order) first, then for the user's `otherOpenOrders`, oldest first.
     ///
     /// An entry pays an order when the product matches, it is not refunded, its id is genuine, its copies in the
     /// answer agree, it is not in `alreadyDelivered`, its original purchase was not first delivered to another user
@@ -35,10 +36,9 @@ public struct DeliveryPlanner: Sendable {
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
     /// deliver but paid no order is the plan's `unclaimed`.
     public func plan(
-        _ response: AppleVerifyResponse, for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
+        _ entries: [AppleTransaction], for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
         alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
-        let entries = response.allTransactions
         var foreign: [DeliveryPlan.ForeignPurchase] = []
         for entry in entries where entry.hasGenuineID {
             guard let owner = firstOwners[entry.originalTransactionID], owner != user,
