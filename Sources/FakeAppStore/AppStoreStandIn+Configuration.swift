@@ -1,10 +1,21 @@
+import Crypto
+
 extension AppStoreStandIn {
     /// Where the stand-in listens and how badly it behaves.
     ///
     /// The four fault rates are shares of calls (0...1) decided by a single seeded
     /// draw per call, checked in the order reset, unavailable, 21005, timeout; their
     /// sum should not exceed 1. `sandboxRate` is drawn separately, once per receipt.
+    /// The rates, the latency and the seed apply to verifyReceipt only; the
+    /// `serverAPI…` settings apply to the App Store Server API only.
     public struct Configuration: Sendable {
+        /// The `aud` claim Apple requires in App Store Server API tokens.
+        public static let serverAPIAudience = "appstoreconnect-v1"
+        /// The key id bearer tokens must name unless configured otherwise.
+        public static let defaultServerAPIKeyID = "TESTKEY123"
+        /// The issuer id bearer tokens must name unless configured otherwise (the one in Apple's examples).
+        public static let defaultServerAPIIssuerID = "57246542-96fe-1a63-e053-0824d011072a"
+
         /// Address to bind; `127.0.0.1` keeps tests off the network.
         public var host: String
         /// Port to bind; `0` lets the kernel pick a free one (see `start()`'s result).
@@ -26,9 +37,20 @@ extension AppStoreStandIn {
         public var sandboxRate: Double
         /// Seed for the random draws, so a run can be replayed exactly.
         public var seed: UInt64
+        /// Public key that must have signed Server API bearer tokens; `nil` only requires a bearer to be present.
+        public var serverAPIKey: P256.Signing.PublicKey?
+        /// The `kid` bearer tokens must carry.
+        public var serverAPIKeyID: String
+        /// The `iss` bearer tokens must carry.
+        public var serverAPIIssuerID: String
+        /// The `bid` bearer tokens must carry.
+        public var serverAPIBundleID: String
+        /// Server API calls allowed per rolling second over both environments; the excess is
+        /// answered 429 (error 4290000). `nil` means no limit.
+        public var serverAPIRateLimit: Int?
 
         /// Creates a configuration; the defaults describe a well-behaved,
-        /// instant, secret-less stand-in on an ephemeral loopback port.
+        /// instant, secret-less stand-in on an ephemeral loopback port that accepts any bearer token.
         public init(
             host: String = "127.0.0.1",
             port: Int = 0,
@@ -39,7 +61,12 @@ extension AppStoreStandIn {
             resetRate: Double = 0,
             timeoutRate: Double = 0,
             sandboxRate: Double = 0,
-            seed: UInt64 = 1
+            seed: UInt64 = 1,
+            serverAPIKey: P256.Signing.PublicKey? = nil,
+            serverAPIKeyID: String = Configuration.defaultServerAPIKeyID,
+            serverAPIIssuerID: String = Configuration.defaultServerAPIIssuerID,
+            serverAPIBundleID: String = SyntheticReceipt.defaultBundleID,
+            serverAPIRateLimit: Int? = nil
         ) {
             self.host = host
             self.port = port
@@ -51,6 +78,11 @@ extension AppStoreStandIn {
             self.timeoutRate = timeoutRate
             self.sandboxRate = sandboxRate
             self.seed = seed
+            self.serverAPIKey = serverAPIKey
+            self.serverAPIKeyID = serverAPIKeyID
+            self.serverAPIIssuerID = serverAPIIssuerID
+            self.serverAPIBundleID = serverAPIBundleID
+            self.serverAPIRateLimit = serverAPIRateLimit
         }
     }
 }

@@ -4,16 +4,34 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A local stand-in for Apple's legacy `verifyReceipt` endpoints, serving
-/// ``SyntheticReceipt``s over HTTP/1.1 with scriptable failures and delays.
+/// A local stand-in for Apple's legacy `verifyReceipt` endpoints and for the
+/// App Store Server API's Get Transaction Info, serving ``SyntheticReceipt``s and
+/// registered ``SignedTransactionPayload``s over HTTP/1.1 with scriptable failures and delays.
 ///
-/// Serves `POST /verifyReceipt` (Production), `POST /sandbox/verifyReceipt`
-/// (Sandbox) and `GET /healthz`; anything else is a 404. Every call is logged
-/// and available from ``recordedRequests()``.
+/// Serves on one port:
+/// - `POST /verifyReceipt` (Production), `POST /sandbox/verifyReceipt` (Sandbox);
+///   calls are available from ``recordedRequests()``.
+/// - `GET /inApps/v1/transactions/{id}` (Production) and
+///   `GET /sandbox/inApps/v1/transactions/{id}` (Sandbox). A bearer check failure
+///   is a 401 with an empty body; over ``Configuration/serverAPIRateLimit`` a 429
+///   `{"errorCode":4290000,…}` with `Retry-After` in UNIX milliseconds; a transaction
+///   that is not registered, or belongs to the other environment, a 404
+///   `{"errorCode":4040010,…}`; otherwise the transaction's script step (see
+///   ``ScriptStep``), or 200 `{"signedTransactionInfo":"<JWS>"}` signed by
+///   ``testChain`` with `signedDate` now. Calls are available from ``recordedServerAPIRequests()``.
+/// - `POST /fake/transactions` with `{"transaction":{payload},"script":[steps]}`:
+///   registers like ``register(_:script:)``, answers 204.
+/// - `POST /fake/sign` with a payload: answers 200 with its JWS as text.
+/// - `GET /healthz`.
+///
+/// Anything else is a 404.
 public final class AppStoreStandIn: Sendable {
+    /// The chain every signed transaction is signed with; give the daemon its ``AppleTestChain/rootPEM`` to trust.
+    public let testChain: AppleTestChain
     private let configuration: Configuration
     private let logger: Logger
     private let ledger: RequestLedger
+    let serverAPILedger: ServerAPILedger
     private let connections = ConnectionRegistry()
     /// The listening channel while serving.
     private let listener = Mutex<(any Channel)?>(nil)
@@ -25,6 +43,13 @@ public final class AppStoreStandIn: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.ledger = RequestLedger(configuration: configuration)
+        self.serverAPILedger = ServerAPILedger(rateLimit: configuration.serverAPIRateLimit)
+        do {
+            self.testChain = try AppleTestChain.generate()
+        } catch {
+            // Fixed names, fresh P-256 keys and in-range dates: generation cannot fail.
+            preconditionFailure("AppleTestChain failed to generate: \(error)")
+        }
     }
 
     /// Binds and starts serving on `MultiThreadedEventLoopGroup.singleton`; returns the bound port.
@@ -35,6 +60,8 @@ public final class AppStoreStandIn: Sendable {
             return port
         }
         let planner = AnswerPlanner(configuration: configuration, ledger: ledger)
+        let serverAPI = ServerAPIPlanner(
+            ledger: serverAPILedger, bearerCheck: ServerAPIBearerCheck(configuration: configuration), chain: testChain)
         let (connections, logger) = (self.connections, self.logger)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)
@@ -46,7 +73,7 @@ public final class AppStoreStandIn: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
                     try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try pipeline.addHandler(VerifyReceiptHandler(planner: planner, logger: logger))
+                    try pipeline.addHandler(VerifyReceiptHandler(planner: planner, serverAPI: serverAPI, logger: logger))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
@@ -99,7 +126,8 @@ public final class AppStoreStandIn: Sendable {
         ledger.setOutage(on)
     }
 
-    private var baseURL: String {
+    /// `http://HOST:PORT`, what the Server API paths and ``AppStoreStandIn/serverAPIURL`` hang off.
+    var baseURL: String {
         let port = boundPort.withLock { $0 } ?? configuration.port
         // IPv6 literals need brackets inside a URL.
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host

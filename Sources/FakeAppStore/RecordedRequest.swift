@@ -5,11 +5,11 @@ import Foundation
 /// Recorded on arrival; the answer fields are filled in when the answer is
 /// written (or the connection ends), so an in-flight call shows them as `nil`.
 public struct RecordedRequest: Sendable, Equatable {
-    /// Which of Apple's two endpoints the call went to.
+    /// Which of Apple's two environments the call went to (verifyReceipt or Server API).
     public enum Environment: String, Sendable {
-        /// `/verifyReceipt`.
+        /// `/verifyReceipt` or `/inApps/v1/…`.
         case production = "Production"
-        /// `/sandbox/verifyReceipt`.
+        /// `/sandbox/verifyReceipt` or `/sandbox/inApps/v1/…`.
         case sandbox = "Sandbox"
     }
 

@@ -14,7 +14,8 @@ extension ScriptStep {
             isRetryable: fields["is_retryable"] as? Bool,
             raw: fields["raw"] as? String,
             reset: fields["reset"] as? Bool,
-            delayMilliseconds: fields["delay_ms"] as? Int
+            delayMilliseconds: fields["delay_ms"] as? Int,
+            errorCode: fields["error_code"] as? Int
         )
     }
 }

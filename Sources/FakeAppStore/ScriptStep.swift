@@ -1,12 +1,15 @@
-/// What the stand-in does on one call of a scripted ``SyntheticReceipt``.
+/// What the stand-in does on one call of a scripted ``SyntheticReceipt`` or
+/// registered signed transaction.
 ///
-/// When several answers are set, the first of `reset`, `http`, `raw`, `status`
-/// wins. A step with none of them (say only `delay_ms`) falls through to the
-/// normal checks and answer. `delay_ms` always adds to the wait.
+/// On verifyReceipt, when several answers are set, the first of `reset`, `http`,
+/// `raw`, `status` wins. On the App Store Server API the first of `reset`,
+/// `error_code` (sent with `http` as its status), `http`, `raw` wins, and `status`
+/// is ignored. A step with none of them (say only `delay_ms`) falls through to
+/// the normal checks and answer. `delay_ms` always adds to the wait.
 public struct ScriptStep: Codable, Sendable, Equatable {
-    /// Answer this HTTP status with an empty body.
+    /// Answer this HTTP status with an empty body (Server API: the status of `errorCode`'s answer).
     public var http: Int?
-    /// `Retry-After` header value sent with `http`.
+    /// `Retry-After` header value sent with `http` or `errorCode`, verbatim.
     public var retryAfter: String?
     /// Answer this Apple status as JSON (HTTP 200).
     public var status: Int?
@@ -18,6 +21,9 @@ public struct ScriptStep: Codable, Sendable, Equatable {
     public var reset: Bool?
     /// Extra wait before this call's answer, in milliseconds.
     public var delayMilliseconds: Int?
+    /// Server API only: answer `{"errorCode":N,"errorMessage":…}` with HTTP `http`, or by default
+    /// the status the code starts with (4040010 → 404, 4290000 → 429, 5000000 → 500).
+    public var errorCode: Int?
 
     /// Creates a step; every part is optional.
     public init(
@@ -27,7 +33,8 @@ public struct ScriptStep: Codable, Sendable, Equatable {
         isRetryable: Bool? = nil,
         raw: String? = nil,
         reset: Bool? = nil,
-        delayMilliseconds: Int? = nil
+        delayMilliseconds: Int? = nil,
+        errorCode: Int? = nil
     ) {
         self.http = http
         self.retryAfter = retryAfter
@@ -36,6 +43,7 @@ public struct ScriptStep: Codable, Sendable, Equatable {
         self.raw = raw
         self.reset = reset
         self.delayMilliseconds = delayMilliseconds
+        self.errorCode = errorCode
     }
 
     /// A step answering an HTTP status (e.g. 503) with an empty body.
@@ -53,6 +61,11 @@ public struct ScriptStep: Codable, Sendable, Equatable {
         ScriptStep(raw: body)
     }
 
+    /// A Server API step answering an Apple error code (e.g. 4290000 with a `Retry-After` in UNIX milliseconds).
+    public static func serverAPIError(_ code: Int, http: Int? = nil, retryAfter: String? = nil) -> ScriptStep {
+        ScriptStep(http: http, retryAfter: retryAfter, errorCode: code)
+    }
+
     /// A step closing the connection without answering.
     public static let reset = ScriptStep(reset: true)
 
@@ -64,5 +77,6 @@ public struct ScriptStep: Codable, Sendable, Equatable {
         case raw
         case reset
         case delayMilliseconds = "delay_ms"
+        case errorCode = "error_code"
     }
 }

@@ -2,8 +2,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Serves one connection: routes requests, answers verifyReceipt calls after
-/// their planned delay, and notices clients that hang up while waiting.
+/// Serves one connection: routes requests, answers verifyReceipt and App Store
+/// Server API calls after their planned delay, and notices clients that hang up
+/// while waiting.
 ///
 /// Sits behind NIO's pipelining handler, so it sees one request at a time
 /// even when a client pipelines.
@@ -12,15 +13,18 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
     typealias OutboundOut = HTTPServerResponsePart
 
     let planner: AnswerPlanner
+    let serverAPI: ServerAPIPlanner
     let logger: Logger
     private var requestHead: HTTPRequestHead?
     private var requestBody: ByteBuffer?
     /// The call whose delayed (or never coming) answer is pending, so a hang-up can be recorded.
     var waitingRecordIndex: Int?
-    private var waitingAnswer: Scheduled<Void>?
+    /// The delayed answer pending on this connection, cancelled if the client leaves first.
+    var waitingAnswer: Scheduled<Void>?
 
-    init(planner: AnswerPlanner, logger: Logger) {
+    init(planner: AnswerPlanner, serverAPI: ServerAPIPlanner, logger: Logger) {
         self.planner = planner
+        self.serverAPI = serverAPI
         self.logger = logger
     }
 
@@ -45,9 +49,9 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
     }
 
     func channelInactive(context: ChannelHandlerContext) {
+        waitingAnswer?.cancel()
+        waitingAnswer = nil
         if let recordIndex = waitingRecordIndex {
-            waitingAnswer?.cancel()
-            waitingAnswer = nil
             waitingRecordIndex = nil
             planner.ledger.recordAbort(at: recordIndex)
             logger.debug("client left before its answer", metadata: ["record": "\(recordIndex)"])
@@ -69,6 +73,18 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
             answerVerifyReceipt(head, environment: .sandbox, body: body, context: context)
         case (.GET, "/healthz"):
             writeResponse(head, status: .ok, contentType: "text/plain", body: "ok", context: context)
+        case (.GET, _) where path.hasPrefix(Self.transactionsPath) && path.count > Self.transactionsPath.count:
+            answerTransactionInfo(
+                head, environment: .production, transactionID: path.dropFirst(Self.transactionsPath.count),
+                context: context)
+        case (.GET, _) where path.hasPrefix(Self.sandboxTransactionsPath) && path.count > Self.sandboxTransactionsPath.count:
+            answerTransactionInfo(
+                head, environment: .sandbox, transactionID: path.dropFirst(Self.sandboxTransactionsPath.count),
+                context: context)
+        case (.POST, "/fake/transactions"):
+            answerRegistration(head, body: body, context: context)
+        case (.POST, "/fake/sign"):
+            answerSigning(head, body: body, context: context)
         default:
             writeResponse(head, status: .notFound, context: context)
         }

@@ -1,0 +1,136 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import X509
+
+/// A throwaway P-256 certificate chain shaped like the one Apple signs
+/// StoreKit 2 transactions with: root CA → intermediate → leaf.
+///
+/// The intermediate carries Apple's WWDR intermediate marker
+/// (`1.2.840.113635.100.6.2.1`) and the leaf Apple's receipt-signing marker
+/// (`1.2.840.113635.100.6.11.1`), both non-critical with a DER NULL value, so a
+/// verifier that checks them accepts this chain once given ``rootPEM`` as its root.
+public struct AppleTestChain: Sendable {
+    /// OID Apple puts on the intermediate (WWDR) certificate.
+    public static let intermediateMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    /// OID Apple puts on the leaf certificate that signs transactions.
+    public static let leafMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+
+    /// The self-signed root CA.
+    public let root: Certificate
+    /// The intermediate CA, signed by the root.
+    public let intermediate: Certificate
+    /// The signing certificate, signed by the intermediate.
+    public let leaf: Certificate
+    /// The leaf's key: it signs every JWS minted with this chain.
+    let leafKey: P256.Signing.PrivateKey
+
+    /// The root's DER encoding.
+    public let rootDER: [UInt8]
+    /// The intermediate's DER encoding.
+    public let intermediateDER: [UInt8]
+    /// The leaf's DER encoding.
+    public let leafDER: [UInt8]
+
+    /// Generates fresh keys and certificates, all valid over the same period.
+    ///
+    /// Setting `intermediateHasAppleOID` or `leafHasAppleOID` to `false` leaves
+    /// that marker out, for tests of a verifier that must then refuse the chain.
+    public static func generate(
+        notValidBefore: Date = Date() - 86_400,
+        notValidAfter: Date = Date() + 10 * 365 * 86_400,
+        intermediateHasAppleOID: Bool = true,
+        leafHasAppleOID: Bool = true
+    ) throws -> AppleTestChain {
+        let rootKey = P256.Signing.PrivateKey()
+        let intermediateKey = P256.Signing.PrivateKey()
+        let leafKey = P256.Signing.PrivateKey()
+        let rootName = try DistinguishedName {
+            CommonName("receiptd test root")
+            OrganizationName("receiptd tests")
+        }
+        let intermediateName = try DistinguishedName {
+            CommonName("receiptd test intermediate")
+            OrganizationName("receiptd tests")
+        }
+        let leafName = try DistinguishedName {
+            CommonName("receiptd test signing leaf")
+            OrganizationName("receiptd tests")
+        }
+        let validity = (notValidBefore, notValidAfter)
+        let root = try issue(
+            subject: rootName, key: rootKey.publicKey, issuer: rootName, issuerKey: rootKey, validity: validity,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+            })
+        let intermediate = try issue(
+            subject: intermediateName, key: intermediateKey.publicKey, issuer: rootName, issuerKey: rootKey,
+            validity: validity,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                if intermediateHasAppleOID {
+                    marker(intermediateMarkerOID)
+                }
+            })
+        let leaf = try issue(
+            subject: leafName, key: leafKey.publicKey, issuer: intermediateName, issuerKey: intermediateKey,
+            validity: validity,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                if leafHasAppleOID {
+                    marker(leafMarkerOID)
+                }
+            })
+        return try AppleTestChain(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
+    }
+
+    private init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: P256.Signing.PrivateKey) throws {
+        self.root = root
+        self.intermediate = intermediate
+        self.leaf = leaf
+        self.leafKey = leafKey
+        rootDER = try Self.der(root)
+        intermediateDER = try Self.der(intermediate)
+        leafDER = try Self.der(leaf)
+    }
+
+    /// The root certificate as PEM (`-----BEGIN CERTIFICATE-----`), what the daemon is told to trust.
+    public var rootPEM: String {
+        PEMDocument(type: "CERTIFICATE", derBytes: rootDER).pemString
+    }
+
+    /// Writes ``rootPEM`` to `path`, replacing any file there.
+    public func writeRoot(toFile path: String) throws {
+        try Data(rootPEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+
+    /// One certificate signed with ECDSA-with-SHA256.
+    private static func issue(
+        subject: DistinguishedName,
+        key: P256.Signing.PublicKey,
+        issuer: DistinguishedName,
+        issuerKey: P256.Signing.PrivateKey,
+        validity: (notBefore: Date, notAfter: Date),
+        extensions: Certificate.Extensions
+    ) throws -> Certificate {
+        try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key),
+            notValidBefore: validity.notBefore, notValidAfter: validity.notAfter,
+            issuer: issuer, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
+            extensions: extensions, issuerPrivateKey: Certificate.PrivateKey(issuerKey))
+    }
+
+    /// Apple's marker extensions: non-critical, value DER NULL.
+    private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {
+        Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
+    }
+
+    private static func der(_ certificate: Certificate) throws -> [UInt8] {
+        var serializer = DER.Serializer()
+        try serializer.serialize(certificate)
+        return serializer.serializedBytes
+    }
+}

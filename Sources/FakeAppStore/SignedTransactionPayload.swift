@@ -1,0 +1,128 @@
+import Foundation
+
+/// The decoded payload of a StoreKit 2 signed transaction, with the JSON keys of
+/// Apple's `JWSTransactionDecodedPayload` (dates are milliseconds since 1970).
+///
+/// Only the fields receiptd reads are modelled. Decoding is lenient the same way
+/// the memberwise initializer is: only `transactionId` and `productId` are required,
+/// so tools in other processes can post short payloads to `/fake/transactions`.
+public struct SignedTransactionPayload: Codable, Sendable, Equatable {
+    /// This transaction's id.
+    public var transactionId: String
+    /// The id of the purchase this transaction renews or restores; itself for a first purchase.
+    public var originalTransactionId: String
+    /// The app's bundle identifier.
+    public var bundleId: String
+    /// The in-app product's identifier.
+    public var productId: String
+    /// When the App Store charged the purchase, in milliseconds since 1970.
+    public var purchaseDate: Int64
+    /// When the original purchase was made, in milliseconds since 1970.
+    public var originalPurchaseDate: Int64
+    /// Number of items bought.
+    public var quantity: Int
+    /// `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription` or `Non-Renewing Subscription`.
+    public var type: String
+    /// `PURCHASED` or `FAMILY_SHARED`.
+    public var inAppOwnershipType: String
+    /// When the App Store signed the JWS, in milliseconds since 1970; the stand-in sets it when answering.
+    public var signedDate: Int64
+    /// `Production` or `Sandbox`.
+    public var environment: String
+    /// The UUID the app attached to the purchase, lowercase.
+    public var appAccountToken: String?
+    /// When the App Store refunded or revoked the purchase, in milliseconds since 1970.
+    public var revocationDate: Int64?
+    /// Why it was revoked: 0 other, 1 an issue in the app.
+    public var revocationReason: Int?
+    /// `PURCHASE` or `RENEWAL`.
+    public var transactionReason: String
+    /// The App Store country code of the buyer.
+    public var storefront: String
+
+    /// Creates a payload; a first, production, one-item consumable purchase made now unless told otherwise.
+    ///
+    /// `originalTransactionId` defaults to `transactionId` and `originalPurchaseDate` to `purchaseDate`.
+    public init(
+        transactionId: String,
+        originalTransactionId: String? = nil,
+        bundleId: String = SyntheticReceipt.defaultBundleID,
+        productId: String,
+        purchaseDate: Int64 = SignedTransactionPayload.nowMilliseconds(),
+        originalPurchaseDate: Int64? = nil,
+        quantity: Int = 1,
+        type: String = "Consumable",
+        inAppOwnershipType: String = "PURCHASED",
+        signedDate: Int64 = SignedTransactionPayload.nowMilliseconds(),
+        environment: String = "Production",
+        appAccountToken: String? = nil,
+        revocationDate: Int64? = nil,
+        revocationReason: Int? = nil,
+        transactionReason: String = "PURCHASE",
+        storefront: String = "USA"
+    ) {
+        self.transactionId = transactionId
+        self.originalTransactionId = originalTransactionId ?? transactionId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate ?? purchaseDate
+        self.quantity = quantity
+        self.type = type
+        self.inAppOwnershipType = inAppOwnershipType
+        self.signedDate = signedDate
+        self.environment = environment
+        self.appAccountToken = appAccountToken
+        self.revocationDate = revocationDate
+        self.revocationReason = revocationReason
+        self.transactionReason = transactionReason
+        self.storefront = storefront
+    }
+
+    /// Decodes a payload, filling absent fields as the memberwise initializer does.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let now = Self.nowMilliseconds()
+        let purchaseDate = try container.decodeIfPresent(Int64.self, forKey: .purchaseDate) ?? now
+        self.init(
+            transactionId: try container.decode(String.self, forKey: .transactionId),
+            originalTransactionId: try container.decodeIfPresent(String.self, forKey: .originalTransactionId),
+            bundleId: try container.decodeIfPresent(String.self, forKey: .bundleId) ?? SyntheticReceipt.defaultBundleID,
+            productId: try container.decode(String.self, forKey: .productId),
+            purchaseDate: purchaseDate,
+            originalPurchaseDate: try container.decodeIfPresent(Int64.self, forKey: .originalPurchaseDate),
+            quantity: try container.decodeIfPresent(Int.self, forKey: .quantity) ?? 1,
+            type: try container.decodeIfPresent(String.self, forKey: .type) ?? "Consumable",
+            inAppOwnershipType: try container.decodeIfPresent(String.self, forKey: .inAppOwnershipType) ?? "PURCHASED",
+            signedDate: try container.decodeIfPresent(Int64.self, forKey: .signedDate) ?? now,
+            environment: try container.decodeIfPresent(String.self, forKey: .environment) ?? "Production",
+            appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
+            revocationDate: try container.decodeIfPresent(Int64.self, forKey: .revocationDate),
+            revocationReason: try container.decodeIfPresent(Int.self, forKey: .revocationReason),
+            transactionReason: try container.decodeIfPresent(String.self, forKey: .transactionReason) ?? "PURCHASE",
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA")
+    }
+
+    /// The wall clock in milliseconds since 1970, the unit of every date in the payload.
+    public static func nowMilliseconds() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded())
+    }
+
+    /// The payload's JSON, keys sorted so equal payloads sign equal bytes.
+    func encodedJSON() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            // Only strings and integers: encoding cannot fail.
+            preconditionFailure("SignedTransactionPayload failed to encode: \(error)")
+        }
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case transactionId, originalTransactionId, bundleId, productId, purchaseDate, originalPurchaseDate
+        case quantity, type, inAppOwnershipType, signedDate, environment, appAccountToken
+        case revocationDate, revocationReason, transactionReason, storefront
+    }
+}
