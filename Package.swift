@@ -20,6 +20,10 @@ let package = Package(
         // Already in the graph through async-http-client; named here only so the TLS tests can serve HTTPS.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // StoreKit 2: X.509 chains of signed transactions, ES256 signatures and the App Store Server API's JWT.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
     ],
     targets: [
         .systemLibrary(
@@ -39,6 +43,9 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             resources: [
                 .embedInCode("SQL/routines.sql"),
@@ -46,6 +53,9 @@ let package = Package(
                 .embedInCode("SQL/migrations/0002_hardening.sql"),
                 .embedInCode("SQL/migrations/0003_lean_write_path.sql"),
                 .embedInCode("SQL/migrations/0004_order_lifecycle.sql"),
+                .embedInCode("SQL/migrations/0005_storekit2.sql"),
+                // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
+                .embedInCode("Resources/AppleRootCA-G3.pem"),
             ]
         ),
         // What only the tests, the demo and the load tools use: a throwaway PostgreSQL and the processes around it.
@@ -57,6 +67,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
         .target(
@@ -88,6 +101,14 @@ let package = Package(
             dependencies: [
                 "ReceiptdCore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
+            ]
+        ),
+        .testTarget(
+            name: "FakeAppStoreTests",
+            dependencies: [
+                "FakeAppStore",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

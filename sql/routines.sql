@@ -19,55 +19,41 @@ BEGIN
     END IF;
 END $$;
 
-CREATE OR REPLACE FUNCTION iap.enqueue_receipt(
-    p_order_id text, p_user_id text, p_product_id text, p_receipt_data text, p_quantity int DEFAULT 1
+-- The order and job rules both enqueue functions share, after each has checked its own input: the order
+-- (created, or checked against the call), cancel-and-replace of its active job, the new job and its wake-up.
+-- An order may be fed by either function; the newest input wins.
+CREATE OR REPLACE FUNCTION iap.enqueue_job(
+    p_function text, p_kind text, p_order_id text, p_user_id text, p_product_id text, p_input text, p_quantity int,
+    p_app_account_token uuid
 ) RETURNS bigint
-LANGUAGE plpgsql AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
     v_order  iap.orders%ROWTYPE;
     v_active iap.jobs%ROWTYPE;
     v_sha    text;
     v_new_id bigint;
-    v_decoded_length int;
 BEGIN
     -- Good ids in one expression (the common case costs no function calls); check_identifier says what is wrong.
     IF NOT (char_length(p_order_id) BETWEEN 1 AND 255 AND char_length(p_user_id) BETWEEN 1 AND 255
             AND char_length(p_product_id) BETWEEN 1 AND 255
             AND p_order_id || p_user_id || p_product_id !~ '[\u0001-\u001f\u007f-\u009f]') IS TRUE THEN
-        PERFORM iap.check_identifier('enqueue_receipt', 'order_id', p_order_id);
-        PERFORM iap.check_identifier('enqueue_receipt', 'user_id', p_user_id);
-        PERFORM iap.check_identifier('enqueue_receipt', 'product_id', p_product_id);
+        PERFORM iap.check_identifier(p_function, 'order_id', p_order_id);
+        PERFORM iap.check_identifier(p_function, 'user_id', p_user_id);
+        PERFORM iap.check_identifier(p_function, 'product_id', p_product_id);
     END IF;
     IF p_quantity IS NULL OR p_quantity < 1 THEN
-        RAISE EXCEPTION 'enqueue_receipt: quantity must be at least 1, got %', p_quantity USING ERRCODE = '22023';
+        RAISE EXCEPTION '%: quantity must be at least 1, got %', p_function, p_quantity USING ERRCODE = '22023';
     END IF;
-    IF p_receipt_data IS NULL OR btrim(p_receipt_data) = '' THEN
-        RAISE EXCEPTION 'enqueue_receipt: receipt_data is empty' USING ERRCODE = '22023';
-    END IF;
-    IF octet_length(p_receipt_data) > 1048576 THEN
-        RAISE EXCEPTION 'enqueue_receipt: receipt_data is % bytes, over the 1 MiB limit', octet_length(p_receipt_data)
-            USING ERRCODE = '22023';
-    END IF;
-    BEGIN
-        -- decode() skips white space, so a receipt of only newlines or tabs decodes to nothing.
-        v_decoded_length := length(decode(p_receipt_data, 'base64'));
-    EXCEPTION WHEN OTHERS THEN
-        RAISE EXCEPTION 'enqueue_receipt: receipt_data is not valid base64' USING ERRCODE = '22023';
-    END;
-    IF v_decoded_length = 0 THEN
-        RAISE EXCEPTION 'enqueue_receipt: receipt_data decodes to nothing' USING ERRCODE = '22023';
-    END IF;
-
-    v_sha := encode(sha256(convert_to(p_receipt_data, 'UTF8')), 'hex');
-    INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
-    VALUES (p_order_id, p_user_id, p_product_id, p_quantity)
+    v_sha := encode(sha256(convert_to(p_input, 'UTF8')), 'hex');
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, app_account_token)
+    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, p_app_account_token)
     ON CONFLICT (order_id) DO NOTHING
     RETURNING order_id INTO v_order.order_id;
     IF FOUND THEN
         -- A new order (the most common call): our insert holds its row, and it has no job to replace.
         v_new_id := nextval(pg_get_serial_sequence('iap.jobs', 'id'));
-        INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256, submitted_by)
-        VALUES (v_new_id, p_order_id, p_receipt_data, v_sha, p_user_id);
+        INSERT INTO iap.jobs (id, order_id, kind, receipt_data, receipt_sha256, submitted_by)
+        VALUES (v_new_id, p_order_id, p_kind, p_input, v_sha, p_user_id);
         -- One empty payload: PostgreSQL folds a transaction's equal notifications into one, so a batch of
         -- enqueues wakes each daemon once. The notification is only a wake-up; daemons claim what is due.
         PERFORM pg_notify('iap_jobs', '');
@@ -78,8 +64,16 @@ BEGIN
     -- Another account on the same device may send the receipt: the order is settled for its owner, and the
     -- job records who sent it (submitted_by).
     IF v_order.product_id <> p_product_id THEN
-        RAISE EXCEPTION 'enqueue_receipt: order % is for product %, not %', p_order_id, v_order.product_id, p_product_id
+        RAISE EXCEPTION '%: order % is for product %, not %', p_function, p_order_id, v_order.product_id, p_product_id
             USING ERRCODE = '22023';
+    END IF;
+    IF p_app_account_token IS NOT NULL THEN
+        IF v_order.app_account_token IS NULL THEN
+            UPDATE iap.orders SET app_account_token = p_app_account_token WHERE order_id = p_order_id;
+        ELSIF v_order.app_account_token <> p_app_account_token THEN
+            RAISE EXCEPTION '%: order % is bound to app_account_token %, not %', p_function, p_order_id,
+                v_order.app_account_token, p_app_account_token USING ERRCODE = '22023';
+        END IF;
     END IF;
     IF v_order.outcome = 'full' THEN
         -- The job whose receipt last delivered to the order: the ledger names it, so retention never removes
@@ -106,10 +100,58 @@ BEGIN
             PERFORM pg_notify('iap_job_cancel', v_active.id::text);
         END IF;
     END IF;
-    INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256, submitted_by)
-    VALUES (v_new_id, p_order_id, p_receipt_data, v_sha, p_user_id);
+    INSERT INTO iap.jobs (id, order_id, kind, receipt_data, receipt_sha256, submitted_by)
+    VALUES (v_new_id, p_order_id, p_kind, p_input, v_sha, p_user_id);
     PERFORM pg_notify('iap_jobs', '');
     RETURN v_new_id;
+END $$;
+
+CREATE OR REPLACE FUNCTION iap.enqueue_receipt(
+    p_order_id text, p_user_id text, p_product_id text, p_receipt_data text, p_quantity int DEFAULT 1
+) RETURNS bigint
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_decoded_length int;
+BEGIN
+    IF p_receipt_data IS NULL OR btrim(p_receipt_data) = '' THEN
+        RAISE EXCEPTION 'enqueue_receipt: receipt_data is empty' USING ERRCODE = '22023';
+    END IF;
+    IF octet_length(p_receipt_data) > 1048576 THEN
+        RAISE EXCEPTION 'enqueue_receipt: receipt_data is % bytes, over the 1 MiB limit', octet_length(p_receipt_data)
+            USING ERRCODE = '22023';
+    END IF;
+    BEGIN
+        -- decode() skips white space, so a receipt of only newlines or tabs decodes to nothing.
+        v_decoded_length := length(decode(p_receipt_data, 'base64'));
+    EXCEPTION WHEN OTHERS THEN
+        RAISE EXCEPTION 'enqueue_receipt: receipt_data is not valid base64' USING ERRCODE = '22023';
+    END;
+    IF v_decoded_length = 0 THEN
+        RAISE EXCEPTION 'enqueue_receipt: receipt_data decodes to nothing' USING ERRCODE = '22023';
+    END IF;
+    RETURN iap.enqueue_job('enqueue_receipt', 'receipt', p_order_id, p_user_id, p_product_id, p_receipt_data, p_quantity, NULL);
+END $$;
+
+-- StoreKit 2: what the client sent is a signed transaction (a compact JWS, verified offline) or a transaction
+-- id (looked up with the App Store Server API).
+CREATE OR REPLACE FUNCTION iap.enqueue_transaction(
+    order_id text, user_id text, product_id text, transaction text, quantity int DEFAULT 1,
+    app_account_token uuid DEFAULT NULL
+) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    IF $4 IS NULL OR $4 = '' THEN
+        RAISE EXCEPTION 'enqueue_transaction: transaction is empty' USING ERRCODE = '22023';
+    END IF;
+    IF octet_length($4) > 65536 THEN
+        RAISE EXCEPTION 'enqueue_transaction: transaction is % bytes, over the 64 KiB limit', octet_length($4)
+            USING ERRCODE = '22023';
+    END IF;
+    IF $4 !~ '^[0-9]{1,32}$' AND $4 !~ '^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$' THEN
+        RAISE EXCEPTION 'enqueue_transaction: transaction is neither a decimal transaction id nor a compact JWS'
+            USING ERRCODE = '22023';
+    END IF;
+    RETURN iap.enqueue_job('enqueue_transaction', 'transaction', $1, $2, $3, $4, $5, $6);
 END $$;
 
 -- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
@@ -479,6 +521,8 @@ END $$;
 
 -- The functions that run as their owner are for the roles below only.
 REVOKE ALL ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.enqueue_transaction(text, text, text, text, int, uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.enqueue_job(text, text, text, text, text, text, int, uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.retry_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.cancel_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
@@ -504,6 +548,7 @@ BEGIN
             TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE ON iap.unclaimed_payments TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
+        GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
@@ -513,7 +558,8 @@ BEGIN
         REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_app;
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
         GRANT USAGE ON SCHEMA iap TO receiptd_app;
-        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int), iap.create_order(text, text, text, int),
+        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
+            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.create_order(text, text, text, int),
             iap.owed_deliveries(text), iap.mark_granted(text), iap.close_order(text) TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
@@ -525,7 +571,7 @@ BEGIN
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
-            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments TO receiptd_operator;
+            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
             TO receiptd_operator;
     END IF;

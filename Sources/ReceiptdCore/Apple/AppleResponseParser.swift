@@ -31,22 +31,24 @@ public enum AppleResponseParser {
         )
     }
 
-    private static func transactions(_ value: Any?) -> [AppleTransaction]? {
+    private static func transactions(_ value: Any?) -> [VerifiedPurchase]? {
         guard let entries = value as? [Any] else { return nil }
-        return entries.compactMap { entry -> AppleTransaction? in
+        return entries.compactMap { entry -> VerifiedPurchase? in
             guard let fields = entry as? [String: Any] else { return nil }
             // Values the ledger cannot hold (an int quantity, a timestamptz date) are unreadable: such an
             // entry pays nothing, rather than failing the settle that writes it.
             let quantity: Int? = fields["quantity"] == nil
                 ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
             let purchaseDate = FlexibleJSON.integer(fields["purchase_date_ms"]).flatMap { Self.storableDates.contains($0) ? $0 : nil }
-            return AppleTransaction(
+            return VerifiedPurchase(
                 transactionID: FlexibleJSON.string(fields["transaction_id"]) ?? "",
                 originalTransactionID: FlexibleJSON.string(fields["original_transaction_id"]),
                 productID: FlexibleJSON.string(fields["product_id"]) ?? "",
                 quantity: quantity,
                 purchaseDateMilliseconds: purchaseDate,
-                isCancelled: FlexibleJSON.isPresent(fields["cancellation_date_ms"]) || FlexibleJSON.isPresent(fields["cancellation_date"])
+                isCancelled: FlexibleJSON.isPresent(fields["cancellation_date_ms"]) || FlexibleJSON.isPresent(fields["cancellation_date"]),
+                // StoreKit 2 purchases carry their account token in receipts too.
+                appAccountToken: FlexibleJSON.string(fields["app_account_token"]).flatMap(UUID.init(uuidString:))
             )
         }
     }

@@ -34,8 +34,9 @@ public struct AppleVerifier: Sendable {
         }
     }
 
-    private let configuration: Configuration
-    private let client: HTTPClient
+    let configuration: Configuration
+    /// The HTTP client the App Store Server API shares.
+    let client: HTTPClient
 
     /// Creates a verifier that sends its requests through `client`.
     public init(configuration: Configuration, client: HTTPClient) {

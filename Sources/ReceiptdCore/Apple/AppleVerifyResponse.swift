@@ -5,10 +5,10 @@ public struct AppleVerifyResponse: Sendable, Equatable {
         /// `receipt.bundle_id`.
         public var bundleID: String?
         /// `receipt.in_app`; `nil` when absent, which counts the same as empty.
-        public var inApp: [AppleTransaction]?
+        public var inApp: [VerifiedPurchase]?
 
         /// Creates a receipt.
-        public init(bundleID: String?, inApp: [AppleTransaction]?) {
+        public init(bundleID: String?, inApp: [VerifiedPurchase]?) {
             self.bundleID = bundleID
             self.inApp = inApp
         }
@@ -23,10 +23,10 @@ public struct AppleVerifyResponse: Sendable, Equatable {
     /// `receipt`, when present.
     public var receipt: Receipt?
     /// `latest_receipt_info`, when present.
-    public var latestReceiptInfo: [AppleTransaction]?
+    public var latestReceiptInfo: [VerifiedPurchase]?
 
     /// Creates a response.
-    public init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [AppleTransaction]? = nil) {
+    public init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [VerifiedPurchase]? = nil) {
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -35,10 +35,10 @@ public struct AppleVerifyResponse: Sendable, Equatable {
     }
 
     /// `in_app` and `latest_receipt_info` together, each `transaction_id` once, its copies merged
-    /// (see `AppleTransaction.merge`), in the order each id first appears.
-    public var allTransactions: [AppleTransaction] {
+    /// (see `VerifiedPurchase.merge`), in the order each id first appears.
+    public var allTransactions: [VerifiedPurchase] {
         var position: [String: Int] = [:]
-        var merged: [AppleTransaction] = []
+        var merged: [VerifiedPurchase] = []
         for entry in (receipt?.inApp ?? []) + (latestReceiptInfo ?? []) {
             if let index = position[entry.transactionID] {
                 merged[index].merge(entry)

@@ -4,7 +4,7 @@ import Foundation
 public struct AttemptRecord: Sendable, Equatable {
     /// How the attempt ended.
     public enum Result: String, Sendable {
-        /// Apple answered status 0.
+        /// The store vouched for the purchases.
         case verified
         /// A transient failure; the job was rescheduled or, at its last attempt, failed.
         case retry
@@ -31,23 +31,14 @@ public struct AttemptRecord: Sendable, Equatable {
     /// A readable error, when it failed.
     public var error: String?
 
-    /// Describes an attempt from what the call returned and how it was judged.
-    init(startedAt: Date, duration: Duration, call: AppleCallResult?, verdict: Verdict?) {
+    /// Describes an attempt from what the store answered and how it was judged; `nil` for an abandoned one.
+    init(startedAt: Date, duration: Duration, attempt: VerificationAttempt?) {
         self.startedAt = startedAt
         durationMilliseconds = Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-        switch call {
-        case .answered(let response, let environment):
-            self.environment = environment
-            appleStatus = response.status
-            httpStatus = 200
-        case .httpStatus(let code, _):
-            httpStatus = code
-        case .garbled:
-            httpStatus = 200
-        case .transport, nil:
-            break
-        }
-        switch verdict {
+        environment = attempt?.environment
+        appleStatus = attempt?.storeStatus
+        httpStatus = attempt?.httpStatus
+        switch attempt?.verdict {
         case .verified: result = .verified
         case .retry(let failure):
             result = .retry
@@ -56,6 +47,9 @@ public struct AttemptRecord: Sendable, Equatable {
         case .reject(let reason):
             result = .rejected
             errorClass = .rejected
+            error = reason
+        case .postpone(_, let reason):
+            result = .abandoned
             error = reason
         case nil:
             result = .abandoned

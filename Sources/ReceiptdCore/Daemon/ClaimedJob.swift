@@ -2,8 +2,10 @@
 public struct ClaimedJob: Sendable, Equatable {
     /// `iap.jobs.id`.
     public var id: Int64
-    /// The receipt to verify.
-    public var receiptData: String
+    /// What `input` is, and so which verifier takes the job.
+    public var kind: JobKind
+    /// What the client sent (`iap.jobs.receipt_data`): a base64 receipt, a signed transaction or a transaction id.
+    public var input: String
     /// Attempts including the current one.
     public var attempts: Int
     /// 21002 answers so far.

@@ -1,13 +1,13 @@
 import Foundation
 import Logging
 
-/// Runs one claimed job: asks Apple, classifies the answer, records the result.
+/// Runs one claimed job: asks its store through the verifier for its kind, records the result.
 ///
 /// Whatever happens, the job does not stay `running` under this daemon once `run` returns: it is recorded,
 /// put back to `pending` with a guarded update, or (when even that cannot be written) left for its lease to
 /// lapse, since the daemon heartbeats only the jobs it still has in flight.
 struct JobRunner: Sendable {
-    let verifier: AppleVerifier
+    let verifiers: [JobKind: any PurchaseVerifier]
     let store: JobStore
     let configuration: ReceiptDaemon.Configuration
     let logger: Logger
@@ -24,8 +24,9 @@ struct JobRunner: Sendable {
 
         let startedAt = Date()
         let clock = ContinuousClock.now
-        let answer: AppleCallResult? = await withTaskGroup(of: AppleCallResult?.self) { group in
-            group.addTask { await verifier.verify(receiptData: job.receiptData) }
+        guard let verifier = verifiers[job.kind] else { preconditionFailure("no verifier for \(job.kind) jobs") }
+        let answer: VerificationAttempt? = await withTaskGroup(of: VerificationAttempt?.self) { group in
+            group.addTask { await verifier.attempt(job) }
             group.addTask {
                 await abort.wait()
                 return nil
@@ -37,16 +38,26 @@ struct JobRunner: Sendable {
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
             logger.info("Apple request abandoned: the job was superseded or cancelled, or the daemon is stopping")
-            try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, call: nil, verdict: nil))
+            try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: nil))
             await release(job, logger: logger)
             return nil
         }
-        let verdict = RetryClassifier.classify(answer, malformedAnswersSoFar: job.malformedCount)
-        let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, call: answer, verdict: verdict)
-        metrics.appleRequest(environment: attempt.environment ?? .production, failure: attempt.errorClass,
-                             seconds: Double(attempt.durationMilliseconds) / 1000)
-        await record(verdict, attempt: attempt, for: job, logger: logger)
-        return attempt.appleHealthy
+        if case .postpone(let seconds, let reason) = answer.verdict {
+            logger.debug("job postponed", metadata: [LogKey.error: "\(reason)", "seconds": "\(seconds)"])
+            do {
+                try await store.postpone(job, seconds: seconds, reason: reason)
+            } catch {
+                logger.warning("could not postpone the job; its lease returns it", metadata: [LogKey.error: "\(error)"])
+            }
+            return nil
+        }
+        let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: answer)
+        if answer.calledStore {
+            metrics.appleRequest(environment: attempt.environment ?? .production, failure: attempt.errorClass,
+                                 seconds: Double(attempt.durationMilliseconds) / 1000)
+        }
+        await record(answer.verdict, attempt: attempt, for: job, logger: logger)
+        return answer.calledStore ? attempt.appleHealthy : nil
     }
 
     /// Writes the verdict, retrying while the database is unreachable, until half the job's lease has passed.
@@ -121,15 +132,16 @@ struct JobRunner: Sendable {
         _ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger
     ) async throws -> (JobStore.Recording, OrderOutcome?) {
         switch verdict {
-        case .verified(let response, let environment):
-            if let reason = store.planner.rejection(of: response, environment: environment) {
-                logger.notice("receipt rejected", metadata: [LogKey.error: "\(reason)"])
+        case .verified(let verified):
+            if let reason = store.planner.rejection(of: verified) {
+                logger.notice("purchases rejected", metadata: [LogKey.error: "\(reason)"])
                 var rejected = attempt
                 rejected.result = .rejected
+                rejected.errorClass = .rejected
                 rejected.error = reason
                 return (try await store.recordRejection(job, reason: reason, attempt: rejected), .invalid)
             }
-            let transactions = response.allTransactions
+            let (transactions, environment) = (verified.purchases, verified.environment)
             let conflicting = transactions.filter { !$0.conflictingFields.isEmpty }
             if !conflicting.isEmpty {
                 logger.warning("copies of a transaction disagree; it pays nothing", metadata: [
@@ -163,8 +175,10 @@ struct JobRunner: Sendable {
             ])
             return (recording, .failed)
         case .reject(let reason):
-            logger.notice("receipt rejected by Apple", metadata: [LogKey.error: "\(reason)"])
+            logger.notice("rejected by the store", metadata: [LogKey.error: "\(reason)"])
             return (try await store.recordRejection(job, reason: reason, attempt: attempt), .invalid)
+        case .postpone:
+            preconditionFailure("a postponed job is put back before anything is recorded")
         }
     }
 }

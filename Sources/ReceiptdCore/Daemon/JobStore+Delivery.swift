@@ -6,7 +6,7 @@ public struct VerifiedAnswer: Sendable {
     public var job: ClaimedJob
     /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
     /// ledger reads and the plan).
-    public var transactions: [AppleTransaction]
+    public var transactions: [VerifiedPurchase]
     /// The environment that gave it.
     public var environment: AppleEnvironment
     /// The attempt, written with the settle.
@@ -47,7 +47,7 @@ extension JobStore {
         // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
         orders: """
             SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
-                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms
+                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms, app_account_token
             FROM iap.orders
             WHERE order_id = ANY (ARRAY(
                 SELECT order_id FROM iap.orders
@@ -86,10 +86,7 @@ extension JobStore {
         ])
         var ledger = LedgerView(
             orders: try read[1].namedRows.map { row in
-                (try row.string("user_id"), OrderSnapshot(
-                    orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
-                    createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"),
-                    checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) }))
+                (try row.string("user_id"), try OrderSnapshot(row))
             },
             delivered: Set(read[3].rows.compactMap { $0[0] }),
             owners: Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },

@@ -53,13 +53,9 @@ public struct JobStore: Sendable {
         let result = try await pool.execute(Self.claimSQL, [limit, owner])
         return try result.namedRows.map { row in
             ClaimedJob(
-                id: Int64(try row.int("id")), receiptData: try row.string("receipt_data"),
+                id: Int64(try row.int("id")), kind: try JobKind(row.string("kind")), input: try row.string("receipt_data"),
                 attempts: try row.int("attempts"), malformedCount: try row.int("malformed_count"),
-                order: OrderSnapshot(orderID: try row.string("order_id"), productID: try row.string("product_id"),
-                                     quantity: try row.int("quantity"), createdAtMilliseconds: Int64(try row.int("created_ms")),
-                                     deliveredQuantity: try row.int("delivered_quantity"),
-                                     checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) }),
-                userID: try row.string("user_id"))
+                order: try OrderSnapshot(row), userID: try row.string("user_id"))
         }
     }
 
@@ -77,9 +73,9 @@ public struct JobStore: Sendable {
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = $2
             FROM iap.orders o
             WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
-            RETURNING j.id, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
+            RETURNING j.id, j.kind, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
                       o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
-                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms
+                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token
             """
 
     /// Refreshes the heartbeat of `jobs`, the jobs this daemon is still working on, and of the daemon itself in
@@ -111,6 +107,18 @@ public struct JobStore: Sendable {
     public func release(_ job: ClaimedJob) async throws -> Bool {
         try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE id = $1 AND state = 'running' AND locked_by = $2",
                                [job.id, owner]).affectedRows == 1
+    }
+
+    /// Puts a job that could not be tried yet back to `pending`, due in `seconds`, not counting the attempt;
+    /// `reason` shows in `last_error` meanwhile.
+    @discardableResult
+    public func postpone(_ job: ClaimedJob, seconds: Double, reason: String) async throws -> Bool {
+        try await pool.execute("""
+            UPDATE iap.jobs
+            SET state = 'pending', run_at = now() + make_interval(secs => $3), attempts = greatest(attempts - 1, 0),
+                locked_by = NULL, heartbeat_at = NULL, last_error = $4
+            WHERE id = $1 AND state = 'running' AND locked_by = $2
+            """, [job.id, owner, seconds, reason]).affectedRows == 1
     }
 
     /// A running job back to `pending`, due now, without counting the interrupted attempt.
@@ -165,5 +173,15 @@ public struct JobStore: Sendable {
     /// orders stay. Returns how many went.
     public func purgeFinished(retention: Double, batch: Int) async throws -> Int {
         try await pool.execute("SELECT iap.purge_finished(make_interval(secs => $1), $2) AS n", [retention, batch]).first?.int("n") ?? 0
+    }
+}
+
+extension OrderSnapshot {
+    /// Reads an order from the columns the claim and the settle select under the same names.
+    init(_ row: QueryResult.Row) throws {
+        self.init(orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
+                  createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"),
+                  checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) },
+                  appAccountToken: row["app_account_token"].flatMap(UUID.init(uuidString:)))
     }
 }

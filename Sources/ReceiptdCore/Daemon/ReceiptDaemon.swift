@@ -20,8 +20,8 @@ public final class ReceiptDaemon: Service {
     private let attemptLimitSeconds: Double
 
     /// Creates a daemon; nothing connects until `run()`.
-    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier, logger: Logger,
-                metrics: ReceiptdMetrics = ReceiptdMetrics()) {
+    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
+                storeKit: StoreKitConfiguration = StoreKitConfiguration(), logger: Logger, metrics: ReceiptdMetrics = ReceiptdMetrics()) {
         let identity = DaemonIdentity.make()
         var logger = logger
         logger[metadataKey: LogKey.daemon] = "\(identity)"
@@ -29,15 +29,27 @@ public final class ReceiptDaemon: Service {
         self.connectionString = connectionString
         // Every statement of the daemon has an index to follow. Statistics lag behind a fresh or fast-growing
         // table, and a generic plan cached while the ledger was small scanned all of it on every settle later.
-        self.pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
-                                 sessionSettings: [("enable_seqscan", "off")])
+        let pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
+                                sessionSettings: [("enable_seqscan", "off")])
+        self.pool = pool
         // Half the connections settle; the rest claim, heartbeat and record failures.
         self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner, unclaimedSince: configuration.unclaimedSince,
                               settleConcurrency: max(1, configuration.databaseConnections / 2))
-        self.runner = JobRunner(verifier: verifier, store: store, configuration: configuration, logger: logger, metrics: metrics)
+        let signed = SignedTransactionVerifier(roots: storeKit.trustedRoots)
+        let serverAPI = storeKit.credentials.map { credentials in
+            ServerAPIClient(
+                configuration: .init(productionURL: storeKit.serverAPIURL, sandboxURL: storeKit.serverAPISandboxURL,
+                                     credentials: credentials, bundleID: configuration.expectedBundleID,
+                                     requestTimeout: verifier.configuration.requestTimeout),
+                client: verifier.client, pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate), signed: signed, logger: logger)
+        }
+        self.runner = JobRunner(
+            verifiers: [.receipt: ReceiptVerifier(apple: verifier), .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI)],
+            store: store, configuration: configuration, logger: logger, metrics: metrics)
         self.metrics = metrics
         self.logger = logger
-        attemptLimitSeconds = verifier.longestVerification.seconds + configuration.lease / 2
+        // A Server API lookup may also wait for its slot before each of its two calls.
+        attemptLimitSeconds = (verifier.longestVerification + .seconds(4)).seconds + configuration.lease / 2
     }
 
     /// This daemon's `locked_by` value.

@@ -41,7 +41,7 @@ public struct DeliveryPlan: Sendable, Equatable {
     /// Deliveries whose original transaction has no owner yet: this plan makes the job's user its first owner.
     public var newOwners: [Delivery] = []
     /// Verified, unrefunded purchases not in the ledger that paid no order of the user: a payment nobody ordered.
-    public var unclaimed: [AppleTransaction] = []
+    public var unclaimed: [VerifiedPurchase] = []
 
     /// Orders other than the job's that this plan makes `full`; their active jobs are closed as superseded.
     public var ordersCompletedElsewhere: [String] {

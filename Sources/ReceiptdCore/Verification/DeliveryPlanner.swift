@@ -14,12 +14,12 @@ public struct DeliveryPlanner: Sendable {
         self.sandbox = sandbox
     }
 
-    /// Why a receipt that `environment` verified is still `invalid`, or `nil` when it may deliver.
-    public func rejection(of response: AppleVerifyResponse, environment: AppleEnvironment) -> String? {
-        if expectedBundleID.isEmpty || response.receipt?.bundleID != expectedBundleID {
-            return "receipt is for bundle \(response.receipt?.bundleID ?? "(none)"), not \(expectedBundleID)"
+    /// Why purchases a store vouched for are still `invalid`, or `nil` when they may deliver.
+    public func rejection(of verified: VerifiedPurchases) -> String? {
+        if expectedBundleID.isEmpty || verified.bundleID != expectedBundleID {
+            return "bundle is \(verified.bundleID ?? "(none)"), not \(expectedBundleID)"
         }
-        if environment == .sandbox && sandbox == .reject {
+        if verified.environment == .sandbox && sandbox == .reject {
             return "sandbox purchase refused (RECEIPTD_SANDBOX=reject)"
         }
         return nil
@@ -30,13 +30,14 @@ public struct DeliveryPlanner: Sendable {
     ///
     /// An entry pays an order when the product matches, it is not refunded, its id is genuine, its copies in the
     /// answer agree, it is not in `alreadyDelivered`, its original purchase was not first delivered to another user
-    /// (`firstOwners` maps original transaction ids to their first user), and, for an order created at checkout,
-    /// it was bought no earlier than the checkout minus the skew. An order first seen with its receipt has no such
+    /// (`firstOwners` maps original transaction ids to their first user), it carries the order's app account token
+    /// when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
+    /// minus the skew. An order first seen with its receipt has no such
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
     /// deliver but paid no order is the plan's `unclaimed`.
     public func plan(
-        _ entries: [AppleTransaction], for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
+        _ entries: [VerifiedPurchase], for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
         alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
         var foreign: [DeliveryPlan.ForeignPurchase] = []
@@ -75,14 +76,15 @@ public struct DeliveryPlanner: Sendable {
                             unclaimed: available)
     }
 
-    private func take(for order: OrderSnapshot, from available: inout [AppleTransaction]) -> [DeliveryPlan.Delivery] {
+    private func take(for order: OrderSnapshot, from available: inout [VerifiedPurchase]) -> [DeliveryPlan.Delivery] {
         var remaining = order.quantity - order.deliveredQuantity
         let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkewSeconds * 1000) } ?? .min
         var paid: [DeliveryPlan.Delivery] = []
         var index = available.startIndex
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
-            guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest else {
+            guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
+                  order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken else {
                 index += 1
                 continue
             }

@@ -10,6 +10,8 @@ public enum ErrorClass: String, Sendable, Codable, CaseIterable {
     case malformed
     /// A status Apple documents as temporary (21005, 21009, 21100–21199, a redirect loop).
     case appleStatus = "apple_status"
+    /// The store refused our credentials (App Store Server API HTTP 401), or none are configured.
+    case credentials
     /// The database refused to record an answer, or could not be reached in time.
     case recording
     /// A terminal answer: the order is `invalid`.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// An order as the planner sees it: read under lock inside the recording transaction.
 public struct OrderSnapshot: Sendable, Equatable {
     /// `order_id`.
@@ -13,11 +15,14 @@ public struct OrderSnapshot: Sendable, Equatable {
     /// When the game created the order at checkout, before payment; `nil` for an order first seen with its
     /// receipt, which has no time of its own before the payment and so no purchase-date bound.
     public var checkoutAtMilliseconds: Int64?
+    /// The account token the order was enqueued with: when set, only a purchase carrying the same token pays it.
+    public var appAccountToken: UUID?
 
     /// Creates a snapshot.
     public init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
-                checkoutAtMilliseconds: Int64? = nil) {
+                checkoutAtMilliseconds: Int64? = nil, appAccountToken: UUID? = nil) {
         self.checkoutAtMilliseconds = checkoutAtMilliseconds
+        self.appAccountToken = appAccountToken
         self.orderID = orderID
         self.productID = productID
         self.quantity = quantity

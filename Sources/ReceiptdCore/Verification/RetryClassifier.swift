@@ -25,7 +25,8 @@ public enum RetryClassifier {
             guard response.receipt != nil else {
                 return .retry(TransientFailure(errorClass: .garbled, reason: "\(label) without a receipt"))
             }
-            return .verified(response, environment: environment)
+            return .verified(VerifiedPurchases(purchases: response.allTransactions, environment: environment,
+                                               bundleID: response.receipt?.bundleID))
         case 21002:
             guard malformedAnswersSoFar < malformedRetries else {
                 return .reject(reason: "\(label): receipt data malformed (after \(malformedRetries) retries)")

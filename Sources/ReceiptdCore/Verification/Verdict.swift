@@ -1,11 +1,13 @@
-/// What to do with a job after one attempt.
+/// What to do with a job after one attempt, whichever store answered.
 public enum Verdict: Sendable, Equatable {
-    /// Apple answered status 0: settle the orders from the response.
-    case verified(AppleVerifyResponse, environment: AppleEnvironment)
+    /// The store vouched for these purchases: settle the orders from them.
+    case verified(VerifiedPurchases)
     /// Try again later, after at least `notBefore` seconds when the server asked for that.
     case retry(TransientFailure)
-    /// Apple rejected the receipt for good: the order is `invalid`.
+    /// The store rejected the input for good: the order is `invalid`.
     case reject(reason: String)
+    /// Not asked yet, nothing failed (say, no Server API slot free): wait `seconds` without using up an attempt.
+    case postpone(seconds: Double, reason: String)
 }
 
 /// A failure worth retrying.

@@ -1,6 +1,9 @@
-/// One entry of `receipt.in_app` or `latest_receipt_info`, reduced to what delivery needs.
-public struct AppleTransaction: Sendable, Equatable {
-    /// `transaction_id`; Apple's are decimal strings, forged ones have been seen as UUIDs.
+import Foundation
+
+/// One purchase a store vouched for, reduced to what delivery needs: the store-neutral value the outcome
+/// rules take, whether it came from a receipt's `in_app` / `latest_receipt_info` or a signed transaction.
+public struct VerifiedPurchase: Sendable, Equatable {
+    /// `transaction_id` / `transactionId`; Apple's are decimal strings, forged ones have been seen as UUIDs.
     public var transactionID: String
     /// `original_transaction_id`, or the transaction's own id when absent: the purchase a restore or renewal goes back to.
     public var originalTransactionID: String
@@ -10,14 +13,18 @@ public struct AppleTransaction: Sendable, Equatable {
     public var quantity: Int?
     /// `purchase_date_ms` in milliseconds since 1970; `nil` when absent, unreadable or outside years 1970–9999.
     public var purchaseDateMilliseconds: Int64?
-    /// True when the entry carries `cancellation_date` or `cancellation_date_ms` (refunded or revoked).
+    /// True when the entry carries `cancellation_date` or `cancellation_date_ms`, or a signed transaction a
+    /// `revocationDate` (refunded or revoked).
     public var isCancelled: Bool
+    /// The `appAccountToken` the app attached to the purchase, if any: the account that started it.
+    public var appAccountToken: UUID?
     /// Fields in which two copies of this transaction in one answer disagree; such a transaction pays nothing.
     public var conflictingFields: [String] = []
 
     /// Creates a transaction.
     public init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
-                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false) {
+                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false, appAccountToken: UUID? = nil) {
+        self.appAccountToken = appAccountToken
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID ?? transactionID
         self.productID = productID
@@ -34,13 +41,14 @@ public struct AppleTransaction: Sendable, Equatable {
     /// Folds another copy of the same transaction into this one, as Apple may list it in both `in_app` and
     /// `latest_receipt_info`: a refund in either copy counts, and copies that disagree make it pay nothing,
     /// whichever comes first.
-    mutating func merge(_ copy: AppleTransaction) {
+    mutating func merge(_ copy: VerifiedPurchase) {
         isCancelled = isCancelled || copy.isCancelled
         let differences: [(String, Bool)] = [
             ("original_transaction_id", originalTransactionID != copy.originalTransactionID),
             ("product_id", productID != copy.productID),
             ("quantity", quantity != copy.quantity),
             ("purchase_date_ms", purchaseDateMilliseconds != copy.purchaseDateMilliseconds),
+            ("app_account_token", appAccountToken != copy.appAccountToken),
         ]
         for (field, differs) in differences where differs && !conflictingFields.contains(field) {
             conflictingFields.append(field)

@@ -1,0 +1,31 @@
+import SwiftASN1
+import X509
+
+/// Trust anchors for signed transactions.
+public enum AppleRootCertificates {
+    /// Apple Root CA - G3, as the project ships it (SHA-256 fingerprint
+    /// `63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79`).
+    public static let rootG3: Certificate = {
+        do {
+            return try Certificate(pemEncoded: String(decoding: PackageResources.AppleRootCA_G3_pem, as: UTF8.self))
+        } catch {
+            preconditionFailure("the shipped Apple Root CA - G3 does not parse: \(error)")
+        }
+    }()
+
+    /// Every certificate in a PEM text (`APPLE_ROOT_CA_FILE` may hold several roots).
+    public static func certificates(pem: String) throws -> [Certificate] {
+        let certificates = try PEMDocument.parseMultiple(pemString: pem).map { try Certificate(pemDocument: $0) }
+        guard !certificates.isEmpty else { throw PEMError.noCertificate }
+        return certificates
+    }
+
+    /// A PEM text with no certificate in it.
+    public enum PEMError: Error, CustomStringConvertible {
+        /// Nothing between `BEGIN CERTIFICATE` and `END CERTIFICATE`.
+        case noCertificate
+
+        /// Says what is wrong.
+        public var description: String { "no certificate in it" }
+    }
+}

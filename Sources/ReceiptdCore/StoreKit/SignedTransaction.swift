@@ -1,0 +1,68 @@
+import Foundation
+
+/// The fields of a StoreKit 2 signed transaction's payload (`JWSTransactionDecodedPayload`) that receiptd acts on.
+package struct SignedTransaction: Sendable, Equatable {
+    /// Why a payload cannot be used.
+    package struct FormatError: Error, CustomStringConvertible {
+        /// What is wrong with it.
+        package var description: String
+    }
+
+    /// `transactionId`.
+    package var transactionID: String
+    /// `originalTransactionId`, or the transaction's own id when absent.
+    package var originalTransactionID: String
+    /// `bundleId`.
+    package var bundleID: String
+    /// `productId`.
+    package var productID: String
+    /// `quantity`; 1 when absent, `nil` when not a positive integer the ledger can hold.
+    package var quantity: Int?
+    /// `purchaseDate`, milliseconds since 1970; `nil` when outside what the ledger can hold.
+    package var purchaseDateMilliseconds: Int64?
+    /// `revocationDate`, when Apple refunded or revoked the purchase.
+    package var revocationDateMilliseconds: Int64?
+    /// `appAccountToken`, when the app set one.
+    package var appAccountToken: UUID?
+    /// `environment` as signed: `Production`, `Sandbox`, or one the App Store does not sign (`Xcode`, `LocalTesting`).
+    package var environment: String
+    /// `signedDate`: when the App Store signed it, the instant the chain must be valid at.
+    package var signedDate: Date
+
+    /// Reads a payload.
+    package init(json: Data) throws(FormatError) {
+        guard let object = try? JSONSerialization.jsonObject(with: json), let fields = object as? [String: Any] else {
+            throw FormatError(description: "not a JSON object")
+        }
+        func string(_ key: String) throws(FormatError) -> String {
+            guard let value = fields[key] as? String, !value.isEmpty else { throw FormatError(description: "\(key) is missing") }
+            return value
+        }
+        func milliseconds(_ key: String) -> Int64? {
+            FlexibleJSON.integer(fields[key]).flatMap { Self.storableDates.contains($0) ? $0 : nil }
+        }
+        transactionID = try string("transactionId")
+        originalTransactionID = (fields["originalTransactionId"] as? String) ?? transactionID
+        bundleID = try string("bundleId")
+        productID = try string("productId")
+        environment = try string("environment")
+        guard let signed = milliseconds("signedDate") else { throw FormatError(description: "signedDate is missing") }
+        signedDate = Date(timeIntervalSince1970: Double(signed) / 1000)
+        purchaseDateMilliseconds = milliseconds("purchaseDate")
+        // A revocation date we cannot read is still a revocation.
+        revocationDateMilliseconds = FlexibleJSON.isPresent(fields["revocationDate"]) ? milliseconds("revocationDate") ?? 0 : nil
+        quantity = fields["quantity"] == nil
+            ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
+        appAccountToken = (fields["appAccountToken"] as? String).flatMap(UUID.init(uuidString:))
+    }
+
+    /// The store-neutral purchase the outcome rules take.
+    package var purchase: VerifiedPurchase {
+        VerifiedPurchase(transactionID: transactionID, originalTransactionID: originalTransactionID, productID: productID,
+                         quantity: quantity, purchaseDateMilliseconds: purchaseDateMilliseconds,
+                         isCancelled: revocationDateMilliseconds != nil, appAccountToken: appAccountToken)
+    }
+
+    /// Purchase dates from 1970 to the end of year 9999, in milliseconds.
+    private static let storableDates: ClosedRange<Int64> = 0...253_402_300_799_999
+}

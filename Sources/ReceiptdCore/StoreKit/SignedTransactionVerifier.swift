@@ -1,0 +1,123 @@
+import Crypto
+import Foundation
+import SwiftASN1
+import Synchronization
+import X509
+
+/// Verifies a StoreKit 2 signed transaction (a compact JWS) offline, as Apple's `SignedDataVerifier` does: ES256,
+/// an `x5c` chain of three certificates that verifies to a trusted root at the payload's `signedDate`, Apple's
+/// OIDs on the leaf and the intermediate, and a signature made with the leaf's key. Bundle and environment are
+/// the outcome rules' to judge (`DeliveryPlanner.rejection`), as for every store answer.
+package final class SignedTransactionVerifier: Sendable {
+    /// Why a signed transaction is not one Apple made: the check that failed, for `last_error`.
+    package struct Rejection: Error, Equatable, CustomStringConvertible {
+        /// The failed check, in words.
+        package var description: String
+    }
+
+    private static let leafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+    private static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    /// How long a verified chain is remembered, as Apple's library does.
+    private static let chainCacheLifetime: Duration = .seconds(15 * 60)
+    private static let chainCacheLimit = 32
+
+    private let roots: CertificateStore
+    /// Verified (leaf, intermediate) pairs: the instants their certificates are all valid, until the entry expires.
+    private let verifiedChains = Mutex<[ChainKey: VerifiedChain]>([:])
+
+    /// Creates a verifier that trusts `roots` (Apple Root CA - G3 in production).
+    package init(roots: [Certificate]) {
+        self.roots = CertificateStore(roots)
+    }
+
+    /// The transaction in `jws`, once every check passed.
+    package func verify(_ jws: String) async throws(Rejection) -> SignedTransaction {
+        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
+              let signatureBytes = Base64URL.decode(parts[2]) else {
+            throw Rejection(description: "signed transaction is not a compact JWS")
+        }
+        guard let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
+            throw Rejection(description: "signed transaction header is not JSON")
+        }
+        guard header.alg == "ES256" else { throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256") }
+        guard let x5c = header.x5c, x5c.count == 3 else {
+            throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
+        }
+        let transaction: SignedTransaction
+        do {
+            transaction = try SignedTransaction(json: payloadBytes)
+        } catch {
+            throw Rejection(description: "signed transaction payload: \(error)")
+        }
+        let certificates: [Certificate]
+        do {
+            certificates = try x5c.prefix(2).map { entry in
+                guard let der = Data(base64Encoded: entry) else { throw Rejection(description: "not base64") }
+                return try Certificate(derEncoded: Array(der))
+            }
+        } catch {
+            throw Rejection(description: "signed transaction x5c holds a certificate that cannot be read")
+        }
+        let (leaf, intermediate) = (certificates[0], certificates[1])
+        try await verifyChain(leaf: leaf, intermediate: intermediate, at: transaction.signedDate)
+        guard let key = P256.Signing.PublicKey(leaf.publicKey),
+              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+              key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
+        else {
+            throw Rejection(description: "signed transaction signature does not verify with its leaf certificate's key")
+        }
+        return transaction
+    }
+
+    /// The chain to a trusted root at `date`, with Apple's OIDs. A pair verified in the last 15 minutes is not
+    /// verified again: only `date` is checked against its certificates' validity.
+    private func verifyChain(leaf: Certificate, intermediate: Certificate, at date: Date) async throws(Rejection) {
+        let key = ChainKey(leaf: leaf, intermediate: intermediate)
+        let now = ContinuousClock.now
+        if let known = verifiedChains.withLock({ $0[key] }), known.expires > now {
+            guard known.validity.contains(date) else {
+                throw Rejection(description: "certificate chain is not valid at signedDate \(date)")
+            }
+            return
+        }
+        var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(validationTime: date) }
+        let chain: ValidatedCertificateChain
+        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate])) {
+        case .validCertificate(let validated):
+            chain = validated
+        case .couldNotValidate(let failures):
+            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no path to a trusted root"
+            throw Rejection(description: "certificate chain does not verify to a trusted root at signedDate: \(reason)")
+        }
+        guard chain.count == 3 else { throw Rejection(description: "certificate chain has \(chain.count) certificates, not 3") }
+        guard chain[1].extensions.contains(where: { $0.oid == Self.intermediateOID }) else {
+            throw Rejection(description: "intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1")
+        }
+        guard chain[0].extensions.contains(where: { $0.oid == Self.leafOID }) else {
+            throw Rejection(description: "leaf certificate lacks Apple's OID 1.2.840.113635.100.6.11.1")
+        }
+        let validity = chain.map(\.notValidBefore).max()!...chain.map(\.notValidAfter).min()!
+        verifiedChains.withLock { cache in
+            if cache.count >= Self.chainCacheLimit { cache = cache.filter { $0.value.expires > now } }
+            if cache.count < Self.chainCacheLimit {
+                cache[key] = VerifiedChain(validity: validity, expires: now + Self.chainCacheLifetime)
+            }
+        }
+    }
+
+    private struct Header: Decodable {
+        var alg: String?
+        var x5c: [String]?
+    }
+
+    private struct ChainKey: Hashable {
+        var leaf: Certificate
+        var intermediate: Certificate
+    }
+
+    private struct VerifiedChain {
+        var validity: ClosedRange<Date>
+        var expires: ContinuousClock.Instant
+    }
+}

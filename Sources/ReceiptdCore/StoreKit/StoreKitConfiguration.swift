@@ -1,0 +1,27 @@
+import X509
+
+/// How StoreKit 2 transactions are verified: the roots signed transactions must chain to, and the App Store
+/// Server API for transaction ids.
+public struct StoreKitConfiguration: Sendable {
+    /// Roots a signed transaction's chain must end in (`APPLE_ROOT_CA_FILE`; Apple Root CA - G3 by default).
+    public var trustedRoots: [Certificate] = [AppleRootCertificates.rootG3]
+    /// The App Store Connect key; `nil` when not configured: transaction ids then cannot be looked up.
+    public var credentials: ServerAPICredentials? = nil
+    /// `APPLE_SERVER_API_URL`.
+    public var serverAPIURL = "https://api.storekit.apple.com"
+    /// `APPLE_SERVER_API_SANDBOX_URL`.
+    public var serverAPISandboxURL = "https://api.storekit-sandbox.apple.com"
+    /// Requests per second to the Server API for all daemons together (`APPLE_SERVER_API_RATE`).
+    public var serverAPIRate = 50
+
+    /// Creates a configuration with the defaults above.
+    public init(trustedRoots: [Certificate] = [AppleRootCertificates.rootG3], credentials: ServerAPICredentials? = nil,
+                serverAPIURL: String = "https://api.storekit.apple.com",
+                serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com", serverAPIRate: Int = 50) {
+        self.trustedRoots = trustedRoots
+        self.credentials = credentials
+        self.serverAPIURL = serverAPIURL
+        self.serverAPISandboxURL = serverAPISandboxURL
+        self.serverAPIRate = serverAPIRate
+    }
+}

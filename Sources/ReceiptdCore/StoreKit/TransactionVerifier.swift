@@ -1,0 +1,37 @@
+import Foundation
+
+/// Transaction jobs: a signed transaction is verified offline; a transaction id is looked up with the App Store
+/// Server API, whose answer is verified the same way.
+struct TransactionVerifier: PurchaseVerifier {
+    let signed: SignedTransactionVerifier
+    /// `nil` when no Server API key is configured: transaction ids then wait with a clear error.
+    let serverAPI: ServerAPIClient?
+
+    func attempt(_ job: ClaimedJob) async -> VerificationAttempt {
+        let input = job.input
+        if !input.isEmpty, input.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            guard let serverAPI else {
+                return VerificationAttempt(verdict: .retry(TransientFailure(
+                    errorClass: .credentials,
+                    reason: "a transaction id needs the App Store Server API: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")),
+                    calledStore: false)
+            }
+            return await serverAPI.lookup(input)
+        }
+        do {
+            let transaction = try await signed.verify(input)
+            return VerificationAttempt(verdict: Self.verdict(for: transaction), calledStore: false)
+        } catch {
+            return VerificationAttempt(verdict: .reject(reason: error.description), calledStore: false)
+        }
+    }
+
+    /// A verified transaction as purchases the outcome rules take; an environment the App Store does not sign
+    /// (Xcode, local testing) pays nothing.
+    static func verdict(for transaction: SignedTransaction) -> Verdict {
+        guard let environment = AppleEnvironment(rawValue: transaction.environment) else {
+            return .reject(reason: "signed transaction environment is \(transaction.environment), not Production or Sandbox")
+        }
+        return .verified(VerifiedPurchases(purchases: [transaction.purchase], environment: environment, bundleID: transaction.bundleID))
+    }
+}

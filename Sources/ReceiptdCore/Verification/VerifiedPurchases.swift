@@ -1,0 +1,17 @@
+/// What one store answer vouched for, however it was obtained (a verified receipt, a signed transaction, a
+/// Server API lookup): the value the outcome rules take.
+public struct VerifiedPurchases: Sendable, Equatable {
+    /// The purchases, each transaction once.
+    public var purchases: [VerifiedPurchase]
+    /// The store environment that vouched for them.
+    public var environment: AppleEnvironment
+    /// The app the answer is for, as the store named it.
+    public var bundleID: String?
+
+    /// Creates a value.
+    public init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?) {
+        self.purchases = purchases
+        self.environment = environment
+        self.bundleID = bundleID
+    }
+}
