@@ -5,7 +5,8 @@ import Logging
 /// `receiptd fake-appstore`: the stand-in App Store, for demos and load tests.
 struct FakeAppStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "fake-appstore", abstract: "Serve a stand-in verifyReceipt for synthetic receipts (never for production).")
+        commandName: "fake-appstore",
+        abstract: "Serve a stand-in verifyReceipt and App Store Server API for synthetic purchases (never for production).")
 
     @Option(help: "Address to listen on, HOST:PORT.") var listen = "127.0.0.1:8089"
     @Option(help: "Answer with status 21004 unless the request's password is this.") var sharedSecret: String?
@@ -18,6 +19,13 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
     @Option(help: "Share of receipts treated as sandbox receipts: 21007 on production, verified on sandbox (0…1).")
     var sandboxRate = 0.0
     @Option(help: "Seed for the random draws.") var seed: UInt64 = 1
+    @Option(help: "Write the root certificate (PEM) of the chain signing transactions to this file.") var writeRootCa: String?
+    @Option(help: "Generate an App Store Connect API key, write its private key (PEM, mode 0600) to this file and accept only bearer tokens it signed.")
+    var writeApiKey: String?
+    @Option(help: "Key id (kid) bearer tokens must carry.") var apiKeyId = AppStoreStandIn.Configuration.defaultServerAPIKeyID
+    @Option(help: "Issuer id (iss) bearer tokens must carry.") var apiIssuerId = AppStoreStandIn.Configuration.defaultServerAPIIssuerID
+    @Option(help: "Bundle id (bid) bearer tokens must carry.") var bundleId = SyntheticReceipt.defaultBundleID
+    @Option(help: "Server API calls allowed per rolling second; the excess is answered 429.") var serverApiRateLimit: Int?
 
     func validate() throws {
         guard let colon = listen.lastIndex(of: ":"), Int(listen[listen.index(after: colon)...]) != nil else {
@@ -28,6 +36,9 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
         for (name, rate) in rates where !(0...1).contains(rate) {
             throw ValidationError("\(name) must be between 0 and 1")
         }
+        if let serverApiRateLimit, serverApiRateLimit < 1 {
+            throw ValidationError("--server-api-rate-limit must be at least 1")
+        }
         if let latency, AppStoreStandIn.Latency(specification: latency) == nil {
             throw ValidationError("--latency must be \(AppStoreStandIn.Latency.specificationFormats), got \(latency)")
         }
@@ -36,10 +47,20 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
     func run() async throws {
         let colon = listen.lastIndex(of: ":")!
         let chosenLatency = latency.flatMap(AppStoreStandIn.Latency.init(specification:)) ?? .fixed(milliseconds: latencyMs)
+        let apiKey = writeApiKey.map { _ in ServerAPITestKey.generate() }
         let standIn = AppStoreStandIn(configuration: .init(
             host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!, sharedSecret: sharedSecret,
             latency: chosenLatency, unavailableRate: unavailableRate, status21005Rate: status21005Rate,
-            resetRate: resetRate, timeoutRate: timeoutRate, sandboxRate: sandboxRate, seed: seed))
+            resetRate: resetRate, timeoutRate: timeoutRate, sandboxRate: sandboxRate, seed: seed,
+            serverAPIKey: apiKey?.publicKey, serverAPIKeyID: apiKeyId, serverAPIIssuerID: apiIssuerId,
+            serverAPIBundleID: bundleId, serverAPIRateLimit: serverApiRateLimit))
+        // Written before serving, so whoever waits for the port finds both files in place.
+        if let writeRootCa {
+            try standIn.testChain.writeRoot(toFile: writeRootCa)
+        }
+        if let writeApiKey, let apiKey {
+            try apiKey.write(toFile: writeApiKey)
+        }
         try await standIn.run()
     }
 }
