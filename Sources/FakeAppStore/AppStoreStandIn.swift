@@ -81,7 +81,7 @@ public final class AppStoreStandIn: Sendable {
         let port = channel.localAddress?.port ?? configuration.port
         listener.withLock { $0 = channel }
         boundPort.withLock { $0 = port }
-        logger.info("fake App Store listening", metadata: ["url": "\(productionURL)"])
+        logger.info("fake App Store listening", metadata: ["url": "\(productionURL)", "serverAPI": "\(serverAPIURL)"])
         return port
     }
 

@@ -19,13 +19,17 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
     @Option(help: "Share of receipts treated as sandbox receipts: 21007 on production, verified on sandbox (0…1).")
     var sandboxRate = 0.0
     @Option(help: "Seed for the random draws.") var seed: UInt64 = 1
-    @Option(help: "Write the root certificate (PEM) of the chain signing transactions to this file.") var writeRootCa: String?
-    @Option(help: "Generate an App Store Connect API key, write its private key (PEM, mode 0600) to this file and accept only bearer tokens it signed.")
+    @Option(help: ArgumentHelp("Write the root certificate (PEM) of the chain signing transactions here.", valueName: "path"))
+    var writeRootCa: String?
+    @Option(help: ArgumentHelp(
+        "Generate an App Store Connect API key, write its private key here (PEM, mode 0600) and accept only bearer tokens it signed.",
+        valueName: "path"))
     var writeApiKey: String?
     @Option(help: "Key id (kid) bearer tokens must carry.") var apiKeyId = AppStoreStandIn.Configuration.defaultServerAPIKeyID
     @Option(help: "Issuer id (iss) bearer tokens must carry.") var apiIssuerId = AppStoreStandIn.Configuration.defaultServerAPIIssuerID
     @Option(help: "Bundle id (bid) bearer tokens must carry.") var bundleId = SyntheticReceipt.defaultBundleID
-    @Option(help: "Server API calls allowed per rolling second; the excess is answered 429.") var serverApiRateLimit: Int?
+    @Option(help: ArgumentHelp("Server API calls allowed per rolling second; the excess is answered 429.", valueName: "n"))
+    var serverApiRateLimit: Int?
 
     func validate() throws {
         guard let colon = listen.lastIndex(of: ":"), Int(listen[listen.index(after: colon)...]) != nil else {
