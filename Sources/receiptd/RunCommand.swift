@@ -21,7 +21,7 @@ struct RunCommand: AsyncParsableCommand {
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemon = ReceiptDaemon(
             configuration: settings.daemon, connectionString: settings.databaseURL,
-            verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger)
+            verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))

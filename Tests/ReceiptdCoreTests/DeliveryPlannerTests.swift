@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ReceiptdCore
 
@@ -12,13 +13,17 @@ import Testing
     }
 
     private func entry(_ id: String, original: String? = nil, product: String = "gems", quantity: Int? = 1, at offset: Int64 = 1000,
-                       cancelled: Bool = false) -> AppleTransaction {
-        AppleTransaction(transactionID: id, originalTransactionID: original, productID: product, quantity: quantity,
+                       cancelled: Bool = false) -> VerifiedPurchase {
+        VerifiedPurchase(transactionID: id, originalTransactionID: original, productID: product, quantity: quantity,
                          purchaseDateMilliseconds: created + offset, isCancelled: cancelled)
     }
 
-    private func response(_ entries: [AppleTransaction]?, latest: [AppleTransaction]? = nil, bundle: String = "com.example.game") -> AppleVerifyResponse {
+    private func response(_ entries: [VerifiedPurchase]?, latest: [VerifiedPurchase]? = nil, bundle: String = "com.example.game") -> AppleVerifyResponse {
         AppleVerifyResponse(status: 0, receipt: .init(bundleID: bundle, inApp: entries), latestReceiptInfo: latest)
+    }
+
+    private func verified(_ response: AppleVerifyResponse, _ environment: AppleEnvironment) -> VerifiedPurchases {
+        VerifiedPurchases(purchases: response.allTransactions, environment: environment, bundleID: response.receipt?.bundleID)
     }
 
     @Test func onePayingEntryMakesTheOrderFull() {
@@ -44,7 +49,7 @@ import Testing
     }
 
     @Test func emptyOrAbsentInAppIsNoInApp() {
-        for entries in [[], nil] as [[AppleTransaction]?] {
+        for entries in [[], nil] as [[VerifiedPurchase]?] {
             let plan = planner.plan(response(entries).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
             #expect(plan.orderResults.first?.outcome == .noInApp)
             #expect(plan.deliveries.isEmpty)
@@ -52,7 +57,7 @@ import Testing
     }
 
     @Test func entriesThatDoNotPayAreUnmatched() {
-        let cases: [AppleTransaction] = [
+        let cases: [VerifiedPurchase] = [
             entry("1", product: "shield"),                     // another product
             entry("2", cancelled: true),                       // refunded
             entry("5E1F2A40-1111-2222-3333-444455556666"),     // forged id
@@ -152,18 +157,39 @@ import Testing
     }
 
     @Test func anotherBundleIsRejected() {
-        #expect(planner.rejection(of: response([entry("1")], bundle: "com.evil.app"), environment: .production) != nil)
-        #expect(planner.rejection(of: response([entry("1")]), environment: .production) == nil)
-        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: response([], bundle: ""), environment: .production)
+        #expect(planner.rejection(of: verified(response([entry("1")], bundle: "com.evil.app"), .production)) != nil)
+        #expect(planner.rejection(of: verified(response([entry("1")]), .production)) == nil)
+        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: verified(response([], bundle: ""), .production))
             != nil)
-        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: response([], bundle: "x"), environment: .production)
+        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: verified(response([], bundle: "x"), .production))
             != nil)
     }
 
     @Test func sandboxPurchasesFollowThePolicy() {
-        #expect(planner.rejection(of: response([entry("1")]), environment: .sandbox) == nil)
+        #expect(planner.rejection(of: verified(response([entry("1")]), .sandbox)) == nil)
         let strict = DeliveryPlanner(purchaseSkewSeconds: 300, expectedBundleID: "com.example.game", sandbox: .reject)
-        #expect(strict.rejection(of: response([entry("1")]), environment: .sandbox)?.contains("RECEIPTD_SANDBOX") == true)
-        #expect(strict.rejection(of: response([entry("1")]), environment: .production) == nil)
+        #expect(strict.rejection(of: verified(response([entry("1")]), .sandbox))?.contains("RECEIPTD_SANDBOX") == true)
+        #expect(strict.rejection(of: verified(response([entry("1")]), .production)) == nil)
+    }
+
+    @Test func anOrderWithAnAccountTokenTakesOnlyPurchasesCarryingIt() {
+        let token = UUID()
+        var bound = order()
+        bound.appAccountToken = token
+        var foreign = entry("1")
+        foreign.appAccountToken = UUID()
+        var unmarked = entry("2")
+        unmarked.appAccountToken = nil
+        let refused = planner.plan([foreign, unmarked], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: [])
+        #expect(refused.deliveries.isEmpty)
+        #expect(refused.orderResults.first?.outcome == .unmatched)
+        #expect(refused.unclaimed.map(\.transactionID) == ["1", "2"])
+        var own = entry("3")
+        own.appAccountToken = token
+        let paid = planner.plan([foreign, own], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: [])
+        #expect(paid.deliveries.map(\.transactionID) == ["3"])
+        #expect(paid.orderResults.first?.outcome == .full)
+        // An order without a token takes a purchase whatever its token.
+        #expect(planner.plan([foreign], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).deliveries.count == 1)
     }
 }

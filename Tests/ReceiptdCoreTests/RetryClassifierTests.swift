@@ -18,11 +18,11 @@ import Testing
     }
 
     @Test func statusZeroWithReceiptIsVerified() {
-        guard case .verified(_, let environment) = RetryClassifier.classify(answered(0), malformedAnswersSoFar: 0) else {
+        guard case .verified(let verified) = RetryClassifier.classify(answered(0), malformedAnswersSoFar: 0) else {
             Issue.record("expected verified")
             return
         }
-        #expect(environment == .production)
+        #expect(verified.environment == .production)
     }
 
     @Test func statusZeroWithoutReceiptIsRetried() {

@@ -13,6 +13,8 @@ struct Fixture: Sendable {
     let database: TestDatabase
     let connection: PostgresConnection
     let standIn: AppStoreStandIn
+    /// The App Store Connect key the daemons sign Server API requests with, and the stand-in checks them against.
+    let serverAPIKey: ServerAPITestKey
 
     /// Builds the world, runs `body`, tears it down.
     static func with(
@@ -21,12 +23,13 @@ struct Fixture: Sendable {
     ) async throws {
         let database = if let database { database } else { try await TestEnvironment.shared.database() }
         let connection = try await database.connect()
-        var standInConfiguration = AppStoreStandIn.Configuration(sharedSecret: sharedSecret)
+        let serverAPIKey = ServerAPITestKey.generate()
+        var standInConfiguration = AppStoreStandIn.Configuration(sharedSecret: sharedSecret, serverAPIKey: serverAPIKey.publicKey)
         adjustStandIn(&standInConfiguration)
         let standIn = AppStoreStandIn(configuration: standInConfiguration,
                                       logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await standIn.start()
-        let fixture = Fixture(database: database, connection: connection, standIn: standIn)
+        let fixture = Fixture(database: database, connection: connection, standIn: standIn, serverAPIKey: serverAPIKey)
         do {
             try await body(fixture)
         } catch {
@@ -45,6 +48,11 @@ struct Fixture: Sendable {
                                sharedSecret: Self.sharedSecret, requestTimeout: .seconds(10))
         settings.daemon = .init(concurrency: 16, maxAttempts: 5, backoff: Backoff(base: 0.05, maximum: 0.2), pollInterval: 0.1,
                                 expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 30, shutdownGrace: 1)
+        settings.storeKit = StoreKitConfiguration(
+            trustedRoots: [standIn.testChain.root],
+            credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+                                              keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID, privateKey: serverAPIKey.privateKey),
+            serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL)
         adjust(&settings)
         return settings
     }
@@ -59,7 +67,8 @@ struct Fixture: Sendable {
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemons = (0..<count).map { _ in
             ReceiptDaemon(configuration: settings.daemon, connectionString: settings.databaseURL,
-                          verifier: AppleVerifier(configuration: settings.apple, client: client), logger: logger, metrics: metrics)
+                          verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit,
+                          logger: logger, metrics: metrics)
         }
         let group = ServiceGroup(configuration: .init(services: daemons, logger: logger))
         do {
@@ -86,6 +95,15 @@ struct Fixture: Sendable {
     func enqueue(_ order: String, user: String = "u1", product: String = "gems", receipt: String, quantity: Int = 1) async throws -> Int64 {
         let result = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
                                                   [order, user, product, receipt, quantity])
+        return Int64(try result.first!.int("id"))
+    }
+
+    /// `iap.enqueue_transaction`; returns the job id.
+    @discardableResult
+    func enqueue(_ order: String, user: String = "u1", product: String = "gems", transaction: String, quantity: Int = 1,
+                 appAccountToken: UUID? = nil) async throws -> Int64 {
+        let result = try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4, $5, $6::uuid) AS id",
+                                                  [order, user, product, transaction, quantity, appAccountToken?.uuidString])
         return Int64(try result.first!.int("id"))
     }
 

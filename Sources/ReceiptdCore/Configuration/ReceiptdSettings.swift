@@ -6,6 +6,8 @@ public struct ReceiptdSettings: Sendable {
     public var databaseURL: String
     /// Apple endpoints and secret.
     public var apple: AppleVerifier.Configuration
+    /// StoreKit 2: trusted roots and the App Store Server API.
+    public var storeKit = StoreKitConfiguration()
     /// Daemon behaviour.
     public var daemon: ReceiptDaemon.Configuration
     /// Log level.
@@ -42,6 +44,7 @@ public struct ReceiptdSettings: Sendable {
                                      problem: "is required: the bundle id of the app whose receipts this daemon verifies")
         }
         daemon.expectedBundleID = bundleID
+        storeKit = try Self.storeKit(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency

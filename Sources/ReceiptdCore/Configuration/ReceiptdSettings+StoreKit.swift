@@ -1,0 +1,36 @@
+extension ReceiptdSettings {
+    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`.
+    static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
+        var storeKit = StoreKitConfiguration()
+        if let pem = try reader.secretFile("APPLE_ROOT_CA_FILE") {
+            do {
+                storeKit.trustedRoots = try AppleRootCertificates.certificates(pem: pem)
+            } catch {
+                throw ConfigurationError(variable: "APPLE_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
+            }
+        }
+        storeKit.credentials = try credentials(reader)
+        storeKit.serverAPIURL = try reader.url("APPLE_SERVER_API_URL") ?? storeKit.serverAPIURL
+        storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
+        storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1) ?? storeKit.serverAPIRate
+        return storeKit
+    }
+
+    /// The three key settings come together or not at all; the key file's contents never reach a message.
+    private static func credentials(_ reader: EnvironmentReader) throws(ConfigurationError) -> ServerAPICredentials? {
+        let names = ["APPLE_ISSUER_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_FILE"]
+        let given = names.filter { reader.string($0) != nil }
+        guard !given.isEmpty else { return nil }
+        if let missing = names.first(where: { reader.string($0) == nil }) {
+            throw ConfigurationError(variable: missing, problem: "is required with \(given.joined(separator: " and ")): "
+                                     + "the App Store Server API needs the issuer id, the key id and the .p8 key file together")
+        }
+        let pem = try reader.secretFile("APPLE_PRIVATE_KEY_FILE")!
+        guard let credentials = ServerAPICredentials(issuerID: reader.string("APPLE_ISSUER_ID")!, keyID: reader.string("APPLE_KEY_ID")!,
+                                                     pem: pem) else {
+            throw ConfigurationError(variable: "APPLE_PRIVATE_KEY_FILE",
+                                     problem: "is not a PKCS#8 P-256 private key in PEM (the .p8 file App Store Connect gives)")
+        }
+        return credentials
+    }
+}
