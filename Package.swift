@@ -100,6 +100,8 @@ let package = Package(
             name: "ReceiptdCoreTests",
             dependencies: [
                 "ReceiptdCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]
         ),

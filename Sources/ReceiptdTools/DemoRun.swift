@@ -38,12 +38,14 @@ public struct DemoRun {
         say("Starting a throwaway PostgreSQL …")
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }
-        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: "demo-shared-secret", latency: .fixed(milliseconds: 50)),
+        let serverAPIKey = ServerAPITestKey.generate()
+        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: "demo-shared-secret", latency: .fixed(milliseconds: 50),
+                                                           serverAPIKey: serverAPIKey.publicKey),
                                       logger: logger)
         _ = try await standIn.start()
         let client = HTTPClient.makeForApple(concurrency: 16)
         do {
-            let result = try await run(database: postgres.connectionString(), standIn: standIn, client: client)
+            let result = try await run(database: postgres.connectionString(), standIn: standIn, serverAPIKey: serverAPIKey, client: client)
             try await client.shutdown()
             try await standIn.shutdown()
             return result
@@ -54,7 +56,9 @@ public struct DemoRun {
         }
     }
 
-    private func run(database: String, standIn: AppStoreStandIn, client: HTTPClient) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
+    private func run(
+        database: String, standIn: AppStoreStandIn, serverAPIKey: ServerAPITestKey, client: HTTPClient
+    ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
         say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
@@ -63,13 +67,21 @@ public struct DemoRun {
         let daemon = ReceiptDaemon(
             configuration: .init(concurrency: 16, backoff: Backoff(base: 0.2, maximum: 2), pollInterval: 0.2,
                                  expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 15, shutdownGrace: 2),
-            connectionString: database, verifier: AppleVerifier(configuration: apple, client: client), logger: logger)
+            connectionString: database, verifier: AppleVerifier(configuration: apple, client: client),
+            storeKit: StoreKitConfiguration(
+                trustedRoots: [standIn.testChain.root],
+                credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+                                                  keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
+                                                  privateKey: serverAPIKey.privateKey),
+                serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL),
+            logger: logger)
         let group = ServiceGroup(configuration: .init(services: [daemon], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             do {
                 try await checkOut(on: connection)
                 try await enqueueSamples(on: connection)
+                try await enqueueTransactions(on: connection, standIn: standIn)
                 try await waitForOutcomes(on: connection, timeout: .seconds(60))
                 try await grant(on: connection)
             } catch {
@@ -111,6 +123,15 @@ public struct DemoRun {
         say("Enqueued \(calls.count) receipts; the daemon is verifying them …")
     }
 
+    private func enqueueTransactions(on connection: PostgresConnection, standIn: AppStoreStandIn) async throws {
+        let calls = try DemoScenario.transactions(standIn: standIn)
+        for call in calls {
+            try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4, 1, $5::uuid)",
+                                         [call.orderID, call.userID, call.productID, call.transaction, call.appAccountToken?.uuidString])
+        }
+        say("Enqueued \(calls.count) StoreKit 2 transactions (signed, by id, forged, revoked, another account's)")
+    }
+
     private func waitForOutcomes(on connection: PostgresConnection, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
@@ -135,7 +156,8 @@ public struct DemoRun {
             return Row(orderID: order, userID: try row.string("user_id"), quantity: try row.string("quantity"),
                        delivered: try row.string("delivered_quantity"), outcome: try row.string("outcome"),
                        status: try row.string("status"), jobs: try row.string("jobs"),
-                       expectedOutcome: DemoScenario.expectedOutcomes[order], expectedStatus: DemoScenario.expectedStatuses[order])
+                       expectedOutcome: DemoScenario.expectedOutcomes[order] ?? DemoScenario.expectedTransactionOutcomes[order],
+                       expectedStatus: DemoScenario.expectedStatuses[order])
         }
         let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
         let unclaimed = try await connection.execute(

@@ -24,7 +24,9 @@ import Testing
             let connection = try await PostgresConnection.connect(app)
             let enqueued = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4) AS id",
                                                         ["o1", "u1", "gems", Receipts.paying("1")])
+            let transaction = try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4) AS id", ["o2", "u1", "gems", "42"])
             await connection.close()
+            #expect(try #require(transaction.first).int("id") > 0)
             let id = try #require(enqueued.first).int("id")
             #expect(try await f.value("SELECT order_id FROM iap.jobs WHERE id = $1", [id]) == "o1")
 
@@ -33,6 +35,9 @@ import Testing
             #expect(try await failure(of: "UPDATE iap.jobs SET state = 'cancelled'", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.retry_order('o1')", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.cancel_order('o1')", as: app) == permissionDenied)
+            #expect(try await failure(of: "SELECT iap.enqueue_job('f', 'receipt', 'o9', 'u1', 'gems', 'QUFB', 1, NULL)", as: app)
+                == permissionDenied)
+            #expect(try await failure(of: "UPDATE iap.api_pacing SET blocked_until = 'infinity'", as: app) == permissionDenied)
         }
     }
 
