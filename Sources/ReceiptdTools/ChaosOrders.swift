@@ -3,12 +3,14 @@ import Foundation
 
 /// The orders a chaos run enqueues, and what each must end as.
 struct ChaosOrders {
-    /// One `iap.enqueue_receipt` call.
+    /// One `iap.enqueue_receipt` call, or with `isTransaction` one `iap.enqueue_transaction` call.
     struct Enqueue {
         var orderID: String
         var userID: String
         var quantity: Int
+        /// The receipt, or the signed transaction or transaction id.
         var receipt: String
+        var isTransaction = false
     }
 
     /// What the checks expect of an order (or of a pair of orders).
@@ -34,7 +36,9 @@ struct ChaosOrders {
     /// Expectation per order id (a replay pair is listed under its first order).
     private(set) var expectations: [String: Expectation] = [:]
 
-    init(count: Int) {
+    /// `count` orders; a tenth are StoreKit 2 transactions, signed by `standIn`'s chain or registered with it
+    /// for a Server API lookup.
+    init(count: Int, standIn: AppStoreStandIn) {
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         func receipt(_ ids: [String], delay: Int? = nil) -> String {
             SyntheticReceipt(inApp: ids.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
@@ -45,6 +49,18 @@ struct ChaosOrders {
             let user = "user-\(index)"
             let transaction = String(2_000_000_000 + index * 10)
             switch index % 10 {
+            case 5:
+                // Alternately a signed transaction, verified offline, and a transaction id the daemons look up.
+                let payload = SignedTransactionPayload(transactionId: transaction, productId: Self.product)
+                let input: String
+                if index % 20 == 5 {
+                    input = standIn.testChain.signedTransaction(payload)
+                } else {
+                    standIn.register(payload)
+                    input = transaction
+                }
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, isTransaction: true))
+                expectations[order] = .full(transactionID: transaction)
             case 6:
                 initial.append(Enqueue(orderID: order, userID: user, quantity: 2, receipt: receipt([transaction])))
                 expectations[order] = .partial(transactionID: transaction)

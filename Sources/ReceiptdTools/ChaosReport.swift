@@ -13,8 +13,12 @@ public struct ChaosReport: Sendable {
     public var crashes: Int
     /// Cancel notifications sent for running jobs that nobody replaced.
     public var forgedCancels: Int
-    /// Calls the stand-in App Store answered (or dropped).
+    /// verifyReceipt calls the stand-in App Store answered (or dropped).
     public var appleCalls: Int
+    /// App Store Server API calls the stand-in answered.
+    public var serverAPIRequests: Int
+    /// Orders paid by a StoreKit 2 transaction (signed or looked up).
+    public var transactionOrders: Int
     /// Ledger rows.
     public var deliveries: Int
     /// Orders per outcome.
@@ -24,7 +28,7 @@ public struct ChaosReport: Sendable {
 
     static func check(
         orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
-        gracefulExitCodes: [Int32?], apple: Int, forgedCancels: Int
+        gracefulExitCodes: [Int32?], apple: Int, serverAPI: Int, forgedCancels: Int
     ) async throws -> ChaosReport {
         var violations: [String] = []
         let rows = try await connection.execute("""
@@ -56,8 +60,11 @@ public struct ChaosReport: Sendable {
         var outcomes: [String: Int] = [:]
         for row in rows { outcomes[row["outcome"] ?? "none", default: 0] += 1 }
         let deliveries = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
+        let transactionOrders = try await connection.execute("""
+            SELECT count(DISTINCT d.order_id) AS n FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id WHERE j.kind = 'transaction'
+            """).first?.int("n") ?? 0
         return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, forgedCancels: forgedCancels,
-                           appleCalls: apple,
+                           appleCalls: apple, serverAPIRequests: serverAPI, transactionOrders: transactionOrders,
                            deliveries: deliveries, outcomes: outcomes, violations: violations)
     }
 
@@ -67,7 +74,8 @@ public struct ChaosReport: Sendable {
         let counts = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return """
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
-            deliveries: \(deliveries); Apple calls: \(appleCalls); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
+            deliveries: \(deliveries) (\(transactionOrders) orders by StoreKit 2 transaction); verifyReceipt calls: \(appleCalls); \
+            Server API calls: \(serverAPIRequests); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """
     }

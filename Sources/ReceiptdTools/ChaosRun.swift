@@ -25,13 +25,16 @@ public struct ChaosRun {
         // synchronous_commit stays on: an immediate restart must lose no committed transaction.
         let postgres = try TemporaryPostgres.start(configuration: .init(maxConnections: 300, settings: ["synchronous_commit": "on"]))
         defer { postgres.stop() }
+        let key = ServerAPITestKey.generate()
         let standIn = AppStoreStandIn(
             configuration: .init(latency: .uniform(minMilliseconds: 0, maxMilliseconds: 30), unavailableRate: 0.05,
-                                 status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed),
+                                 status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed, serverAPIKey: key.publicKey),
             logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await standIn.start()
+        let files = try StoreKitFiles(standIn: standIn, key: key)
+        defer { files.remove() }
         do {
-            let report = try await run(postgres: postgres, standIn: standIn)
+            let report = try await run(postgres: postgres, standIn: standIn, files: files)
             try await standIn.shutdown()
             return report
         } catch {
@@ -40,17 +43,17 @@ public struct ChaosRun {
         }
     }
 
-    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn) async throws -> ChaosReport {
+    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn, files: StoreKitFiles) async throws -> ChaosReport {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
-        let orders = ChaosOrders(count: configuration.orders)
+        let orders = ChaosOrders(count: configuration.orders, standIn: standIn)
         for call in orders.initial { try await enqueue(call, on: connection) }
         say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
 
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
-        let environment = daemonEnvironment(database: database, standIn: standIn)
+        let environment = daemonEnvironment(database: database, standIn: standIn).merging(files.environment) { $1 }
         var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
 
         let started = ContinuousClock.now
@@ -105,7 +108,8 @@ public struct ChaosRun {
         let exitCodes = await fleet.terminateAll()
         let report = try await ChaosReport.check(
             orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
-            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count, forgedCancels: forged)
+            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count,
+            serverAPI: standIn.recordedServerAPIRequests().count, forgedCancels: forged)
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }
@@ -121,7 +125,8 @@ public struct ChaosRun {
     }
 
     private func enqueue(_ call: ChaosOrders.Enqueue, on connection: PostgresConnection) async throws {
-        try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+        let function = call.isTransaction ? "iap.enqueue_transaction" : "iap.enqueue_receipt"
+        try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5)",
                                      [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity])
     }
 

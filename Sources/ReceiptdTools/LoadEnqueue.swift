@@ -1,4 +1,4 @@
-/// One `iap.enqueue_receipt` call of a load run, as a row of the batch's `jsonb` parameter.
+/// One `iap.enqueue_receipt` or `iap.enqueue_transaction` call of a load run, as a row of the batch's `jsonb` parameter.
 struct LoadEnqueue: Codable, Sendable {
     /// Order id.
     var o: String
@@ -6,8 +6,12 @@ struct LoadEnqueue: Codable, Sendable {
     var u: String
     /// Product id.
     var p: String
-    /// Receipt data.
+    /// Receipt data, or for a transaction the signed transaction.
     var r: String
     /// Quantity.
     var q: Int
+    /// True for an `iap.enqueue_transaction` call.
+    var isTransaction = false
+
+    private enum CodingKeys: String, CodingKey { case o, u, p, r, q }
 }

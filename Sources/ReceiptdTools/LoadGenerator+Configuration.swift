@@ -13,10 +13,13 @@ extension LoadGenerator {
         public var batchSize: Int
         /// Seconds between a `replace` order's first receipt and its newer one.
         public var replaceDelay: Double
+        /// Mints signed transactions for the `transaction` kind; needed only when the mix has it.
+        public var signer: TransactionSigner?
 
         /// Creates a configuration; the defaults are the mix, unthrottled, in batches of 500.
         public init(orders: Int, rate: Double? = nil, users: Int = 10_000, mix: LoadMix = .standard, batchSize: Int = 500,
-                    replaceDelay: Double = 0.05) {
+                    replaceDelay: Double = 0.05, signer: TransactionSigner? = nil) {
+            self.signer = signer
             self.orders = orders
             self.rate = rate
             self.users = users

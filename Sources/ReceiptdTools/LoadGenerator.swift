@@ -1,11 +1,16 @@
 import Foundation
 import ReceiptdCore
 
-/// Enqueues synthetic orders through `iap.enqueue_receipt`, many calls per statement, optionally at a
+/// Enqueues synthetic orders through `iap.enqueue_receipt` and `iap.enqueue_transaction`, many calls per statement, optionally at a
 /// fixed rate; ``waitForOutcomes(of:timeout:progress:)`` then checks every outcome against the mix.
 public struct LoadGenerator: Sendable {
     static let enqueueSQL = """
         SELECT iap.enqueue_receipt(x.o, x.u, x.p, x.r, x.q)
+        FROM jsonb_to_recordset($1::jsonb) AS x(o text, u text, p text, r text, q int)
+        """
+    /// Apart from the receipts' statement, so a load without transactions runs on a schema that predates them.
+    static let enqueueTransactionsSQL = """
+        SELECT iap.enqueue_transaction(x.o, x.u, x.p, x.r, x.q)
         FROM jsonb_to_recordset($1::jsonb) AS x(o text, u text, p text, r text, q int)
         """
 
@@ -32,7 +37,7 @@ public struct LoadGenerator: Sendable {
     }
 
     private func run(on connection: PostgresConnection, progress: @Sendable (Int) -> Void) async throws -> LoadSummary {
-        let factory = LoadOrderFactory(users: configuration.users)
+        let factory = LoadOrderFactory(users: configuration.users, signer: configuration.signer)
         let total = configuration.orders
         // At a set rate, a batch holds about 20 ms of orders so the pace stays smooth.
         let batchSize = configuration.rate.map { max(1, min(configuration.batchSize, Int($0 / 50))) } ?? configuration.batchSize
@@ -45,7 +50,7 @@ public struct LoadGenerator: Sendable {
             while batch.count < batchSize, made < total {
                 var kind = configuration.mix.kind(at: slot)
                 if kind == .replay, total - made < 2 { kind = .full }
-                let calls = factory.calls(slot: slot, kind: kind)
+                let calls = try await factory.calls(slot: slot, kind: kind)
                 batch += calls.now
                 made += calls.now.count
                 slot += 1
@@ -78,11 +83,16 @@ public struct LoadGenerator: Sendable {
 
     /// One statement for the whole batch, retried when it loses a deadlock to a daemon (it changed nothing then).
     private func send(_ batch: [LoadEnqueue], on connection: PostgresConnection) async throws {
+        try await send(batch.filter { !$0.isTransaction }, statement: Self.enqueueSQL, on: connection)
+        try await send(batch.filter(\.isTransaction), statement: Self.enqueueTransactionsSQL, on: connection)
+    }
+
+    private func send(_ batch: [LoadEnqueue], statement: String, on connection: PostgresConnection) async throws {
         guard !batch.isEmpty else { return }
         let rows = String(decoding: try JSONEncoder().encode(batch), as: UTF8.self)
         for attempt in 1... {
             do {
-                try await connection.execute(Self.enqueueSQL, [rows])
+                try await connection.execute(statement, [rows])
                 return
             } catch let error as PostgresError where error.isRetryableConflict && attempt < 5 {
                 continue

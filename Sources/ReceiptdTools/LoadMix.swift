@@ -17,6 +17,8 @@ public struct LoadMix: Sendable, Equatable, CustomStringConvertible {
         case replay
         /// A newer receipt follows shortly after the first: outcome `full`.
         case replace
+        /// A StoreKit 2 signed transaction, verified offline: outcome `full`.
+        case transaction
     }
 
     /// Weight per kind; missing kinds weigh 0.

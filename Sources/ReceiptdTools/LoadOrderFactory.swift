@@ -3,7 +3,7 @@ import Foundation
 
 /// Builds a load run's enqueue calls. The order id ends in the kind's code, so the outcome check
 /// needs nothing but the orders table: `-f` full, `-p` partial, `-n` no_in_app, `-r` replace,
-/// `-a`/`-b` the two orders of a replay pair.
+/// `-a`/`-b` the two orders of a replay pair, `-t` a signed transaction.
 struct LoadOrderFactory: Sendable {
     static let product = "com.example.gems100"
     /// Apple's wait for the first receipt of a `replace` order, so its replacement finds it in flight.
@@ -15,9 +15,12 @@ struct LoadOrderFactory: Sendable {
     let transactionBase: String
     /// Distinct users the orders are spread over.
     let users: Int
+    /// Mints the `transaction` kind's signed transactions.
+    let signer: TransactionSigner?
 
     /// A new run id and transaction base, both unique enough for runs against a shared database.
-    init(users: Int) {
+    init(users: Int, signer: TransactionSigner? = nil) {
+        self.signer = signer
         let milliseconds = Int64(Date().timeIntervalSince1970 * 1000)
         let salt = UInt16.random(in: 0...UInt16.max)
         runID = "lg\(milliseconds)-\(String(salt, radix: 16))"
@@ -26,7 +29,7 @@ struct LoadOrderFactory: Sendable {
     }
 
     /// The calls for the `slot`-th mix entry, and for `replace` the newer receipt to send a little later.
-    func calls(slot: Int, kind: LoadMix.Kind) -> (now: [LoadEnqueue], later: LoadEnqueue?) {
+    func calls(slot: Int, kind: LoadMix.Kind) async throws -> (now: [LoadEnqueue], later: LoadEnqueue?) {
         let order = "\(runID)-\(String(format: "%08d", slot))"
         let user = "\(runID)-u\(slot % users)"
         let transaction = "\(transactionBase)\(String(format: "%09d", slot))0"
@@ -44,6 +47,12 @@ struct LoadOrderFactory: Sendable {
             let first = receipt([transaction], delay: Self.replacedReceiptDelayMilliseconds)
             let newer = "\(transactionBase)\(String(format: "%09d", slot))1"
             return ([call(order + "-r", user, first)], call(order + "-r", user, receipt([newer])))
+        case .transaction:
+            guard let signer else { throw LoadError("mix: the transaction kind needs a signer (a stand-in that signs)") }
+            let signed = try await signer.sign(SignedTransactionPayload(transactionId: transaction, productId: Self.product))
+            var enqueue = call(order + "-t", user, signed)
+            enqueue.isTransaction = true
+            return ([enqueue], nil)
         }
     }
 

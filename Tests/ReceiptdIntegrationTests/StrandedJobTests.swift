@@ -134,8 +134,9 @@ import Testing
             }
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil { try await f.value("SELECT count(*) FROM iap.daemons") == "1" }
-                // Two calls of 7 s plus their grace, then up to half the lease recording.
-                #expect(try await f.value("SELECT attempt_limit_seconds FROM iap.daemons") == "25")
+                // Two calls of 7 s plus their grace, up to 2 s waiting for a Server API slot before each, then up
+                // to half the lease recording.
+                #expect(try await f.value("SELECT attempt_limit_seconds FROM iap.daemons") == "29")
             }
         }
     }
