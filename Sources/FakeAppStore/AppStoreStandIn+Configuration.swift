@@ -48,6 +48,8 @@ extension AppStoreStandIn {
         /// Server API calls allowed per rolling second over both environments; the excess is
         /// answered 429 (error 4290000). `nil` means no limit.
         public var serverAPIRateLimit: Int?
+        /// Transactions per Get Transaction History page (Apple sends up to 20); small, so tests see pages.
+        public var serverAPIHistoryPageSize: Int
 
         /// Creates a configuration; the defaults describe a well-behaved,
         /// instant, secret-less stand-in on an ephemeral loopback port that accepts any bearer token.
@@ -66,7 +68,8 @@ extension AppStoreStandIn {
             serverAPIKeyID: String = Configuration.defaultServerAPIKeyID,
             serverAPIIssuerID: String = Configuration.defaultServerAPIIssuerID,
             serverAPIBundleID: String = SyntheticReceipt.defaultBundleID,
-            serverAPIRateLimit: Int? = nil
+            serverAPIRateLimit: Int? = nil,
+            serverAPIHistoryPageSize: Int = 2
         ) {
             self.host = host
             self.port = port
@@ -83,6 +86,7 @@ extension AppStoreStandIn {
             self.serverAPIIssuerID = serverAPIIssuerID
             self.serverAPIBundleID = serverAPIBundleID
             self.serverAPIRateLimit = serverAPIRateLimit
+            self.serverAPIHistoryPageSize = serverAPIHistoryPageSize
         }
     }
 }

@@ -16,7 +16,13 @@ extension AppStoreStandIn {
         serverAPILedger.register(payload, script: script ?? [])
     }
 
-    /// Every Get Transaction Info call received so far, in arrival order.
+    /// Registers one customer's transaction history for Get Transaction History: asking it for any of these
+    /// transaction ids answers all of them that belong to the environment asked, in this order, a page at a time.
+    public func register(history: [SignedTransactionPayload]) {
+        serverAPILedger.register(history: history)
+    }
+
+    /// Every Server API call (Get Transaction Info and Get Transaction History) received so far, in arrival order.
     public func recordedServerAPIRequests() -> [RecordedServerAPIRequest] {
         serverAPILedger.records()
     }

@@ -5,8 +5,9 @@ import NIOPosix
 import Synchronization
 
 /// A local stand-in for Apple's legacy `verifyReceipt` endpoints and for the
-/// App Store Server API's Get Transaction Info, serving ``SyntheticReceipt``s and
-/// registered ``SignedTransactionPayload``s over HTTP/1.1 with scriptable failures and delays.
+/// App Store Server API's Get Transaction Info and Get Transaction History, serving
+/// ``SyntheticReceipt``s and registered ``SignedTransactionPayload``s over HTTP/1.1 with
+/// scriptable failures and delays.
 ///
 /// Serves on one port:
 /// - `POST /verifyReceipt` (Production), `POST /sandbox/verifyReceipt` (Sandbox);
@@ -19,6 +20,12 @@ import Synchronization
 ///   `{"errorCode":4040010,…}`; otherwise the transaction's script step (see
 ///   ``ScriptStep``), or 200 `{"signedTransactionInfo":"<JWS>"}` signed by
 ///   ``testChain`` with `signedDate` now. Calls are available from ``recordedServerAPIRequests()``.
+/// - `GET /inApps/v2/history/{id}` and `GET /sandbox/inApps/v2/history/{id}`, with the same
+///   bearer check and rate limit: for an id of a history registered with ``register(history:)``,
+///   that history's transactions in the environment asked, ``Configuration/serverAPIHistoryPageSize``
+///   a page, `{"revision":…,"hasMore":…,"bundleId":…,"environment":…,"signedTransactions":[…]}`;
+///   the next page is asked with `?revision=` (an opaque token; a foreign one is error 4000005).
+///   No transaction of it in that environment, or no history: 404 `{"errorCode":4040010,…}`.
 /// - `POST /fake/transactions` with `{"transaction":{payload},"script":[steps]}`:
 ///   registers like ``register(_:script:)``, answers 204.
 /// - `POST /fake/sign` with a payload: answers 200 with its JWS as text.
@@ -61,7 +68,8 @@ public final class AppStoreStandIn: Sendable {
         }
         let planner = AnswerPlanner(configuration: configuration, ledger: ledger)
         let serverAPI = ServerAPIPlanner(
-            ledger: serverAPILedger, bearerCheck: ServerAPIBearerCheck(configuration: configuration), chain: testChain)
+            ledger: serverAPILedger, bearerCheck: ServerAPIBearerCheck(configuration: configuration), chain: testChain,
+            historyPageSize: configuration.serverAPIHistoryPageSize)
         let (connections, logger) = (self.connections, self.logger)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)

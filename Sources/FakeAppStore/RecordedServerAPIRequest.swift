@@ -1,13 +1,17 @@
 import Foundation
 
-/// One call to the App Store Server API's Get Transaction Info as the stand-in saw it.
+/// One call to the App Store Server API (Get Transaction Info or Get Transaction History) as the stand-in saw it.
 ///
 /// Recorded on arrival; `httpStatus` and `errorCode` are filled in when the answer is written.
 public struct RecordedServerAPIRequest: Sendable, Equatable {
-    /// `.production` for `/inApps/v1/…`, `.sandbox` for `/sandbox/inApps/v1/…`.
+    /// `.production` for `/inApps/…`, `.sandbox` for `/sandbox/inApps/…`.
     public var environment: RecordedRequest.Environment
+    /// The endpoint asked.
+    public var endpoint: ServerAPIEndpoint
     /// The transaction id from the path.
     public var transactionID: String
+    /// A history call's `revision` query parameter: `nil` for its first page and for Get Transaction Info.
+    public var revision: String?
     /// Why the bearer token was refused (the call was answered 401), or `nil` when it was accepted.
     public var bearerFailure: String?
     /// HTTP status of the answer; `nil` while pending or when the stand-in closed the connection instead.
@@ -20,14 +24,18 @@ public struct RecordedServerAPIRequest: Sendable, Equatable {
     /// Creates a record; the stand-in makes these, tests usually only read them.
     public init(
         environment: RecordedRequest.Environment,
+        endpoint: ServerAPIEndpoint = .transactionInfo,
         transactionID: String,
+        revision: String? = nil,
         bearerFailure: String? = nil,
         httpStatus: Int? = nil,
         errorCode: Int? = nil,
         receivedAt: Date = Date()
     ) {
         self.environment = environment
+        self.endpoint = endpoint
         self.transactionID = transactionID
+        self.revision = revision
         self.bearerFailure = bearerFailure
         self.httpStatus = httpStatus
         self.errorCode = errorCode

@@ -2,8 +2,8 @@ import Foundation
 import Synchronization
 
 /// Bookkeeping of the App Store Server API shared by every connection: the
-/// registered transactions with their call counts, the call log and the
-/// rate limiter's window. One lock, held for a few dictionary and array operations.
+/// registered transactions with their call counts, the registered histories,
+/// the call log and the rate limiter's window. One lock, held for a few dictionary and array operations.
 final class ServerAPILedger: Sendable {
     /// What the ledger decided when a call arrived, before any answer is built.
     struct Admission {
@@ -19,10 +19,12 @@ final class ServerAPILedger: Sendable {
         case unauthorized
         /// Over the configured rate; `retryAfterMilliseconds` is the UNIX time to come back at.
         case rateLimited(retryAfterMilliseconds: Int64)
-        /// No registered transaction with that id.
+        /// No registered transaction (or history) with that id.
         case unknown
         /// A registered transaction, with this call's script step if it has one.
         case registered(SignedTransactionPayload, step: ScriptStep?)
+        /// A history call for an id in a registered history: all of that history, in registration order.
+        case history([SignedTransactionPayload])
     }
 
     private struct TransactionEntry {
@@ -33,6 +35,8 @@ final class ServerAPILedger: Sendable {
 
     private struct State {
         var transactions: [String: TransactionEntry] = [:]
+        /// Each transaction id of a registered history, mapped to all of that history.
+        var histories: [String: [SignedTransactionPayload]] = [:]
         var records: [RecordedServerAPIRequest] = []
         /// Arrival times of the calls let through in the last second, oldest first.
         var recentAdmissions: [ContinuousClock.Instant] = []
@@ -50,7 +54,15 @@ final class ServerAPILedger: Sendable {
         state.withLock { $0.transactions[payload.transactionId] = TransactionEntry(payload: payload, script: script) }
     }
 
-    /// Logs a call and decides it: bearer, then rate limit, then the transaction and its script.
+    /// Registers a customer's history: a history call for any of its transaction ids answers all of them,
+    /// replacing what an earlier history said for those ids.
+    func register(history: [SignedTransactionPayload]) {
+        state.withLock { state in
+            for payload in history { state.histories[payload.transactionId] = history }
+        }
+    }
+
+    /// Logs a call and decides it: bearer, then rate limit, then the transaction and its script (or the history).
     ///
     /// Only calls that pass the bearer check and the rate limit count towards the rate and a script.
     func admit(_ request: RecordedServerAPIRequest) -> Admission {
@@ -71,6 +83,10 @@ final class ServerAPILedger: Sendable {
                     return Admission(recordIndex: recordIndex, verdict: .rateLimited(retryAfterMilliseconds: retryAfter))
                 }
                 state.recentAdmissions.append(now)
+            }
+            if request.endpoint == .transactionHistory {
+                let history = state.histories[request.transactionID]
+                return Admission(recordIndex: recordIndex, verdict: history.map(Verdict.history) ?? .unknown)
             }
             guard var entry = state.transactions[request.transactionID] else {
                 return Admission(recordIndex: recordIndex, verdict: .unknown)

@@ -2,21 +2,26 @@ import Foundation
 
 /// Decides the answer to one App Store Server API call: the bearer check, the
 /// rate limit, the transaction's script step, then the environment and the
-/// signed transaction itself.
+/// signed transaction itself (or a page of the history).
 struct ServerAPIPlanner: Sendable {
     let ledger: ServerAPILedger
     let bearerCheck: ServerAPIBearerCheck
     let chain: AppleTestChain
+    /// Transactions per Get Transaction History page.
+    let historyPageSize: Int
 
-    /// Logs a Get Transaction Info call and plans its answer.
+    /// Logs a Get Transaction Info or Get Transaction History call and plans its answer.
     func plan(
         environment: RecordedRequest.Environment,
+        endpoint: ServerAPIEndpoint,
         transactionID: String,
+        revision: String?,
         authorization: String?
     ) -> ServerAPIAnswer {
         let bearerFailure = bearerCheck.failure(authorization: authorization)
         let admission = ledger.admit(RecordedServerAPIRequest(
-            environment: environment, transactionID: transactionID, bearerFailure: bearerFailure))
+            environment: environment, endpoint: endpoint, transactionID: transactionID, revision: revision,
+            bearerFailure: bearerFailure))
         var answer = ServerAPIAnswer(reply: .closeConnection, delayMilliseconds: 0, recordIndex: admission.recordIndex)
         switch admission.verdict {
         case .unauthorized:
@@ -28,6 +33,8 @@ struct ServerAPIPlanner: Sendable {
         case .registered(let payload, let step):
             answer.delayMilliseconds = max(0, step?.delayMilliseconds ?? 0)
             answer.reply = step.flatMap(scriptedReply) ?? found(payload, environment: environment)
+        case .history(let payloads):
+            answer.reply = historyPage(payloads, environment: environment, revision: revision)
         }
         return answer
     }
@@ -51,6 +58,29 @@ struct ServerAPIPlanner: Sendable {
         var signed = payload
         signed.signedDate = SignedTransactionPayload.nowMilliseconds()
         let body = ServerAPIAnswerBody.transactionInfo(signed: chain.signedTransaction(signed))
+        return .json(status: 200, body: body, errorCode: nil, retryAfter: nil)
+    }
+
+    /// The page of the history's transactions in `environment` that `revision` points at (the first without one),
+    /// signed now; Apple's "not found" when the environment holds none of them.
+    private func historyPage(
+        _ payloads: [SignedTransactionPayload], environment: RecordedRequest.Environment, revision: String?
+    ) -> ServerAPIAnswer.Reply {
+        let here = payloads.filter { ($0.environment == "Sandbox" ? .sandbox : .production) == environment }
+        guard let first = here.first else { return error(ServerAPIAnswerBody.transactionIDNotFound) }
+        let start: Int? = if let revision { HistoryRevision.offset(revision) } else { 0 }
+        guard let start, start <= here.count else {
+            return error(ServerAPIAnswerBody.invalidRevision)
+        }
+        let end = min(here.count, start + max(1, historyPageSize))
+        let signed = here[start..<end].map { payload in
+            var payload = payload
+            payload.signedDate = SignedTransactionPayload.nowMilliseconds()
+            return chain.signedTransaction(payload)
+        }
+        let body = ServerAPIAnswerBody.history(
+            revision: HistoryRevision.token(offset: end), hasMore: end < here.count, bundleID: first.bundleId,
+            environment: first.environment == "Sandbox" ? "Sandbox" : "Production", signed: signed)
         return .json(status: 200, body: body, errorCode: nil, retryAfter: nil)
     }
 

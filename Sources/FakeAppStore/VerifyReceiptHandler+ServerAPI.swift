@@ -8,15 +8,22 @@ extension VerifyReceiptHandler {
     /// Get Transaction Info's sandbox path; the transaction id follows it.
     static let sandboxTransactionsPath = "/sandbox/inApps/v1/transactions/"
 
-    /// Answers `GET …/inApps/v1/transactions/{id}` after its planned delay.
-    func answerTransactionInfo(
+    /// Get Transaction History's production path; the transaction id follows it.
+    static let historyPath = "/inApps/v2/history/"
+    /// Get Transaction History's sandbox path; the transaction id follows it.
+    static let sandboxHistoryPath = "/sandbox/inApps/v2/history/"
+
+    /// Answers `GET …/inApps/v1/transactions/{id}` or `GET …/inApps/v2/history/{id}` after its planned delay.
+    func answerServerAPI(
         _ head: HTTPRequestHead,
         environment: RecordedRequest.Environment,
+        endpoint: ServerAPIEndpoint,
         transactionID: Substring,
         context: ChannelHandlerContext
     ) {
+        let revision = URLComponents(string: head.uri)?.queryItems?.first { $0.name == "revision" }?.value
         let answer = serverAPI.plan(
-            environment: environment, transactionID: String(transactionID),
+            environment: environment, endpoint: endpoint, transactionID: String(transactionID), revision: revision,
             authorization: head.headers.first(name: "authorization"))
         logger.trace("Server API call", metadata: ["record": "\(answer.recordIndex)"])
         guard answer.delayMilliseconds > 0 else {

@@ -74,13 +74,21 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
         case (.GET, "/healthz"):
             writeResponse(head, status: .ok, contentType: "text/plain", body: "ok", context: context)
         case (.GET, _) where path.hasPrefix(Self.transactionsPath) && path.count > Self.transactionsPath.count:
-            answerTransactionInfo(
-                head, environment: .production, transactionID: path.dropFirst(Self.transactionsPath.count),
-                context: context)
+            answerServerAPI(
+                head, environment: .production, endpoint: .transactionInfo,
+                transactionID: path.dropFirst(Self.transactionsPath.count), context: context)
         case (.GET, _) where path.hasPrefix(Self.sandboxTransactionsPath) && path.count > Self.sandboxTransactionsPath.count:
-            answerTransactionInfo(
-                head, environment: .sandbox, transactionID: path.dropFirst(Self.sandboxTransactionsPath.count),
-                context: context)
+            answerServerAPI(
+                head, environment: .sandbox, endpoint: .transactionInfo,
+                transactionID: path.dropFirst(Self.sandboxTransactionsPath.count), context: context)
+        case (.GET, _) where path.hasPrefix(Self.historyPath) && path.count > Self.historyPath.count:
+            answerServerAPI(
+                head, environment: .production, endpoint: .transactionHistory,
+                transactionID: path.dropFirst(Self.historyPath.count), context: context)
+        case (.GET, _) where path.hasPrefix(Self.sandboxHistoryPath) && path.count > Self.sandboxHistoryPath.count:
+            answerServerAPI(
+                head, environment: .sandbox, endpoint: .transactionHistory,
+                transactionID: path.dropFirst(Self.sandboxHistoryPath.count), context: context)
         case (.POST, "/fake/transactions"):
             answerRegistration(head, body: body, context: context)
         case (.POST, "/fake/sign"):

@@ -1,5 +1,5 @@
 extension ReceiptdSettings {
-    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`.
+    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
         if let pem = try reader.secretFile("APPLE_ROOT_CA_FILE") {
@@ -13,6 +13,12 @@ extension ReceiptdSettings {
         storeKit.serverAPIURL = try reader.url("APPLE_SERVER_API_URL") ?? storeKit.serverAPIURL
         storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
         storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1) ?? storeKit.serverAPIRate
+        storeKit.receiptVerifier = try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
+        // Refused at start rather than leaving every receipt job retrying for a key.
+        if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {
+            throw ConfigurationError(variable: "RECEIPTD_RECEIPT_VERIFIER",
+                                     problem: "server_api needs the App Store Server API key: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")
+        }
         return storeKit
     }
 

@@ -43,13 +43,24 @@ public final class ReceiptDaemon: Service {
                                      requestTimeout: verifier.configuration.requestTimeout),
                 client: verifier.client, pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate), signed: signed, logger: logger)
         }
+        let receipts: any PurchaseVerifier = switch storeKit.receiptVerifier {
+        case .verifyReceipt: ReceiptVerifier(apple: verifier)
+        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI)
+        }
         self.runner = JobRunner(
-            verifiers: [.receipt: ReceiptVerifier(apple: verifier), .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI)],
+            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI)],
             store: store, configuration: configuration, logger: logger, metrics: metrics)
         self.metrics = metrics
         self.logger = logger
-        // A Server API lookup may also wait for its slot before each of its two calls.
-        attemptLimitSeconds = (verifier.longestVerification + .seconds(4)).seconds + configuration.lease / 2
+        // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
+        // of its pages.
+        let slotWait = ServerAPIPacing.defaultLongestWait
+        var longestAttempt = verifier.longestVerification + slotWait * 2
+        if storeKit.receiptVerifier == .serverAPI {
+            // Production's "not found", then every page.
+            longestAttempt = max(longestAttempt, (verifier.configuration.requestTimeout + slotWait) * (1 + ServerAPIClient.historyPageLimit))
+        }
+        attemptLimitSeconds = longestAttempt.seconds + configuration.lease / 2
     }
 
     /// This daemon's `locked_by` value.

@@ -7,7 +7,10 @@ struct ServerAPIPacing: Sendable {
     /// Requests per second for all daemons together (`APPLE_SERVER_API_RATE`).
     let rate: Int
     /// The longest a request waits in the daemon for its slot; a later slot is not taken.
-    var longestWait: Duration = .seconds(2)
+    var longestWait = Self.defaultLongestWait
+
+    /// Two seconds: long enough to ride out a burst, short enough to hold no job for long.
+    static let defaultLongestWait: Duration = .seconds(2)
 
     private static let api = "apple_server_api"
 

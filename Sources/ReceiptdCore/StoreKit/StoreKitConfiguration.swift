@@ -1,7 +1,7 @@
 import X509
 
-/// How StoreKit 2 transactions are verified: the roots signed transactions must chain to, and the App Store
-/// Server API for transaction ids.
+/// How StoreKit 2 transactions are verified: the roots signed transactions must chain to, the App Store
+/// Server API for transaction ids, and whether receipts go to it too.
 public struct StoreKitConfiguration: Sendable {
     /// Roots a signed transaction's chain must end in (`APPLE_ROOT_CA_FILE`; Apple Root CA - G3 by default).
     public var trustedRoots: [Certificate] = [AppleRootCertificates.rootG3]
@@ -13,15 +13,20 @@ public struct StoreKitConfiguration: Sendable {
     public var serverAPISandboxURL = "https://api.storekit-sandbox.apple.com"
     /// Requests per second to the Server API for all daemons together (`APPLE_SERVER_API_RATE`).
     public var serverAPIRate = 50
+    /// How receipt jobs are verified (`RECEIPTD_RECEIPT_VERIFIER`): verifyReceipt, or the Server API's transaction
+    /// history, which needs `credentials`.
+    public var receiptVerifier = ReceiptVerifierChoice.verifyReceipt
 
     /// Creates a configuration with the defaults above.
     public init(trustedRoots: [Certificate] = [AppleRootCertificates.rootG3], credentials: ServerAPICredentials? = nil,
                 serverAPIURL: String = "https://api.storekit.apple.com",
-                serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com", serverAPIRate: Int = 50) {
+                serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com", serverAPIRate: Int = 50,
+                receiptVerifier: ReceiptVerifierChoice = .verifyReceipt) {
         self.trustedRoots = trustedRoots
         self.credentials = credentials
         self.serverAPIURL = serverAPIURL
         self.serverAPISandboxURL = serverAPISandboxURL
         self.serverAPIRate = serverAPIRate
+        self.receiptVerifier = receiptVerifier
     }
 }

@@ -10,12 +10,7 @@ struct TransactionVerifier: PurchaseVerifier {
     func attempt(_ job: ClaimedJob) async -> VerificationAttempt {
         let input = job.input
         if !input.isEmpty, input.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
-            guard let serverAPI else {
-                return VerificationAttempt(verdict: .retry(TransientFailure(
-                    errorClass: .credentials,
-                    reason: "a transaction id needs the App Store Server API: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")),
-                    calledStore: false)
-            }
+            guard let serverAPI else { return Self.missingCredentials(for: "a transaction id") }
             return await serverAPI.lookup(input)
         }
         do {
@@ -24,6 +19,15 @@ struct TransactionVerifier: PurchaseVerifier {
         } catch {
             return VerificationAttempt(verdict: .reject(reason: error.description), calledStore: false)
         }
+    }
+
+    /// The attempt of a job that needs the App Store Server API when no key is configured: it waits, retried,
+    /// with a reason that says what to set. `needing` names what needs it.
+    static func missingCredentials(for needing: String) -> VerificationAttempt {
+        VerificationAttempt(verdict: .retry(TransientFailure(
+            errorClass: .credentials,
+            reason: "\(needing) needs the App Store Server API: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")),
+            calledStore: false)
     }
 
     /// A verified transaction as purchases the outcome rules take; an environment the App Store does not sign

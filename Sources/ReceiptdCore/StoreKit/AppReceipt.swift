@@ -1,0 +1,114 @@
+import Foundation
+import SwiftASN1
+
+/// What an app receipt (base64 PKCS#7, as `Bundle.main.appStoreReceiptURL` holds it) says about itself, read the way
+/// Apple's `ReceiptUtility` reads it to call the App Store Server API. The signature is not checked: the receipt
+/// only names a transaction, and the Server API's signed answer is what is trusted.
+///
+/// Parsed as BER, so Apple's indefinite lengths and constructed OCTET STRINGs are read as well as plain DER.
+package struct AppReceipt: Sendable, Equatable {
+    /// Why a job's input is not an app receipt, for `last_error`.
+    package struct FormatError: Error, Equatable, CustomStringConvertible {
+        /// What is wrong with it.
+        package var description: String
+    }
+
+    /// The receipt's bundle id (attribute 2), when it has one.
+    package var bundleID: String?
+    /// Each in-app purchase's `transaction_id` (attribute 1703), or its `original_transaction_id` (1705) when it
+    /// has none, in receipt order; empty when the receipt holds no in-app purchase.
+    package var transactionIDs: [String]
+
+    /// Creates a receipt's contents directly.
+    package init(bundleID: String?, transactionIDs: [String]) {
+        self.bundleID = bundleID
+        self.transactionIDs = transactionIDs
+    }
+
+    /// Reads a base64 app receipt; line breaks and spaces in the base64 are ignored.
+    package init(base64 receipt: String) throws(FormatError) {
+        let text = receipt.filter { !$0.isWhitespace }
+        guard !text.isEmpty, let bytes = Data(base64Encoded: text) else {
+            throw FormatError(description: "receipt is not base64")
+        }
+        let content = try Self.receiptContent(Array(bytes))
+        let attributes = try Self.attributes(content, of: "receipt")
+        bundleID = attributes.first { $0.type == Self.bundleIDType }.flatMap { Self.string($0.value) }
+        var ids: [String] = []
+        for inApp in attributes where inApp.type == Self.inAppType {
+            let fields = try Self.attributes(inApp.value, of: "in-app purchase")
+            let id = fields.first { $0.type == Self.transactionIDType } ?? fields.first { $0.type == Self.originalTransactionIDType }
+            if let id = id.flatMap({ Self.string($0.value) }), !id.isEmpty { ids.append(id) }
+        }
+        transactionIDs = ids
+    }
+
+    /// The transaction to ask the history for: the first in-app purchase's, as Apple's library takes.
+    package var firstTransactionID: String? { transactionIDs.first }
+
+    private static let signedDataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 2]
+    private static let dataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
+    private static let bundleIDType = 2
+    private static let inAppType = 17
+    private static let transactionIDType = 1703
+    private static let originalTransactionIDType = 1705
+
+    /// One `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`.
+    private struct Attribute {
+        var type: Int
+        var value: [UInt8]
+    }
+
+    /// The eContent of `ContentInfo { signedData, SignedData { version, digestAlgorithms, encapContentInfo { data, [0] OCTET STRING } … } }`.
+    private static func receiptContent(_ bytes: [UInt8]) throws(FormatError) -> [UInt8] {
+        let notPKCS7 = FormatError(description: "receipt is not a PKCS#7 signedData container")
+        guard let root = try? BER.parse(bytes), var contentInfo = children(root, .sequence)?.makeIterator(),
+              let type = contentInfo.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) }), type == signedDataOID,
+              let wrapper = contentInfo.next(), wrapper.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
+              let signedData = children(wrapper, wrapper.identifier)?.first(where: { _ in true }),
+              var fields = children(signedData, .sequence)?.makeIterator()
+        else { throw notPKCS7 }
+        _ = fields.next()  // version
+        _ = fields.next()  // digestAlgorithms
+        guard let encapsulated = fields.next(), var encapsulatedFields = children(encapsulated, .sequence)?.makeIterator(),
+              let contentType = encapsulatedFields.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) })
+        else { throw notPKCS7 }
+        guard contentType == dataOID,
+              let tagged = encapsulatedFields.next(), tagged.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
+              let octets = children(tagged, tagged.identifier)?.first(where: { _ in true }),
+              let content = try? ASN1OctetString(berEncoded: octets), !content.bytes.isEmpty
+        else { throw FormatError(description: "receipt's PKCS#7 container holds no receipt content") }
+        return Array(content.bytes)
+    }
+
+    /// A DER SET of receipt attributes; `what` names it in errors.
+    private static func attributes(_ bytes: [UInt8], of what: String) throws(FormatError) -> [Attribute] {
+        guard let node = try? BER.parse(bytes), let members = children(node, .set) else {
+            throw FormatError(description: "\(what) content is not a SET of attributes")
+        }
+        var attributes: [Attribute] = []
+        for member in members {
+            guard var fields = children(member, .sequence)?.makeIterator(),
+                  let type = fields.next().flatMap({ try? Int(berEncoded: $0) }),
+                  fields.next() != nil,
+                  let value = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) })
+            else { throw FormatError(description: "\(what) holds an attribute that is not {type, version, value}") }
+            attributes.append(Attribute(type: type, value: Array(value.bytes)))
+        }
+        return attributes
+    }
+
+    /// The nodes inside a constructed node with `identifier`; `nil` for anything else.
+    private static func children(_ node: ASN1Node, _ identifier: ASN1Identifier) -> ASN1NodeCollection? {
+        guard node.identifier == identifier, case .constructed(let nodes) = node.content else { return nil }
+        return nodes
+    }
+
+    /// An attribute value holding a UTF8String or IA5String.
+    private static func string(_ value: [UInt8]) -> String? {
+        guard let node = try? BER.parse(value) else { return nil }
+        if let text = try? ASN1UTF8String(berEncoded: node) { return String(text) }
+        if let text = try? ASN1IA5String(berEncoded: node) { return String(text) }
+        return nil
+    }
+}
