@@ -4,12 +4,12 @@ extension BenchmarkReport {
     /// The scenario table and the single numbers, for a terminal or the README.
     public var table: String {
         var lines = [
-            "| build | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
+            "| build | jobs | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
                 + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",
-            "|---|---|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for scenario in scenarios {
-            lines.append("| \(scenario.build) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
+            lines.append("| \(scenario.build) | \(scenario.kind.rawValue) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
                 + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
                 + "| \(String(format: "%.2f / %.2f / %.2f", scenario.cpuSecondsPer1000Orders, scenario.postgresCPUSecondsPer1000Orders, scenario.standInCPUSecondsPer1000Orders)) "
                 + "| \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
@@ -21,6 +21,10 @@ extension BenchmarkReport {
             lines.append("Database ceiling (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s): "
                 + "\(Self.format(ceiling.jobsPerSecond)) jobs/s, \(String(format: "%.1f", ceiling.averageLatencyMilliseconds)) ms per job; "
                 + "receiptd's best 0 ms throughput is \(ratio) of it")
+        }
+        if let signed = signedTransactions {
+            lines.append("Signed transactions verified offline on one core: \(Self.format(signed.cachedChainPerSecond))/s with the "
+                + "chain cached (as the daemon runs), \(Self.format(signed.coldChainPerSecond))/s verifying the chain every time")
         }
         if let idle { lines.append("Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders") }
         if let replace {

@@ -20,6 +20,8 @@ public struct BenchmarkReport: Sendable, Codable {
     public var idle: LatencySummary?
     /// Newer receipt's enqueue → old request cancelled and new one started.
     public var replace: LatencySummary?
+    /// Offline verifications of signed transactions per second on one core.
+    public var signedTransactions: SignedTransactionThroughput?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())
@@ -32,7 +34,7 @@ public struct BenchmarkReport: Sendable, Codable {
 
     /// Best 0-ms throughput over the database ceiling.
     public var ceilingRatio: Double? {
-        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" }.map(\.ordersPerSecond).max()
+        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" && $0.kind == .receipt }.map(\.ordersPerSecond).max()
         guard let best, let ceiling, ceiling.jobsPerSecond > 0 else { return nil }
         return best / ceiling.jobsPerSecond
     }

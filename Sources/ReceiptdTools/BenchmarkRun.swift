@@ -42,6 +42,19 @@ public struct BenchmarkRun: Sendable {
                         report.scenarios.append(scenario)
                     }
                 }
+                if latency == 0, let daemons = configuration.daemonCounts.first {
+                    // StoreKit 2 jobs need no store call: this build alone, its daemons trusting the stand-in's chain.
+                    let files = try StoreKitFiles(standIn: standIn, key: .generate())
+                    defer { files.remove() }
+                    let scenario = try await BenchmarkScenarioRun(
+                        benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: 0,
+                        build: (name: "this", executable: executable), kind: .transaction, files: files
+                    ).run(report: &report, probes: false)
+                    say(scenario.line)
+                    report.scenarios.append(scenario)
+                    say("offline verification of signed transactions, one core")
+                    report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
+                }
                 try await standIn.shutdown()
             } catch {
                 try? await standIn.shutdown()

@@ -1,3 +1,4 @@
+import ReceiptdCore
 /// One benchmark scenario's measurements: some daemons, one Apple latency, a batch of orders.
 public struct BenchmarkScenario: Sendable, Codable {
     /// Daemon processes.
@@ -31,10 +32,12 @@ public struct BenchmarkScenario: Sendable, Codable {
     public var peakRSSMebibytes: Double
     /// Whether every outcome matched the mix.
     public var correct: Bool
+    /// What the orders carried: `receipt` (verifyReceipt) or `transaction` (signed transactions, verified offline).
+    public var kind: JobKind = .receipt
 
     /// One line for progress output.
     public var line: String {
-        "\(build): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
+        "\(build)\(kind == .transaction ? " (signed transactions)" : ""): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
             + "latency p50/p90/p99/max \(latency.text) ms\(correct ? "" : ", OUTCOMES WRONG")"
     }
 }

@@ -3,7 +3,8 @@ import Foundation
 import ReceiptdCore
 import ReceiptdTestKit
 
-/// One scenario: a fresh database, `daemons` processes splitting the concurrency, a load run of full orders.
+/// One scenario: a fresh database, `daemons` processes splitting the concurrency, a load run of full orders
+/// (receipts, or signed transactions).
 struct BenchmarkScenarioRun {
     let benchmark: BenchmarkRun
     let postgres: TemporaryPostgres
@@ -12,6 +13,9 @@ struct BenchmarkScenarioRun {
     let latency: Int
     /// The `receiptd` that runs the daemons, and what the report calls it.
     let build: (name: String, executable: String)
+    /// What the orders carry; signed transactions need `files` for the daemons to trust the stand-in's chain.
+    var kind: JobKind = .receipt
+    var files: StoreKitFiles?
 
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
@@ -57,8 +61,10 @@ struct BenchmarkScenarioRun {
             report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
         }
         benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
-        let generator = LoadGenerator(configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: "full=1")),
-                                      databaseURL: url)
+        let mix = kind == .transaction ? "transaction=1" : "full=1"
+        let generator = LoadGenerator(
+            configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: mix), signer: .chain(standIn.testChain)),
+            databaseURL: url)
         let postmaster = postgres.postmasterPID ?? 0
         let cpuBefore = (postgres: ProcessStats.treeCPUSeconds(root: postmaster), own: ProcessStats(pid: getpid())?.cpuSeconds ?? 0)
         let summary = try await generator.run()
@@ -81,15 +87,15 @@ struct BenchmarkScenarioRun {
             enqueuedPerSecond: summary.ordersPerSecond, retries: retries, latency: LatencySummary(seconds: latencies),
             build: build.name, cpuSecondsPer1000Orders: perThousand(cpu), postgresCPUSecondsPer1000Orders: perThousand(postgresCPU),
             standInCPUSecondsPer1000Orders: perThousand(ownCPU),
-            peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576, correct: verdict.isCorrect)
+            peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576, correct: verdict.isCorrect, kind: kind)
     }
 
     private func environment(_ url: String, concurrency: Int) -> [String: String] {
-        DaemonProcess.environment(database: url, standIn: standIn, overrides: [
+        DaemonProcess.environment(database: url, standIn: standIn, overrides: (files?.environment ?? [:]).merging([
             "RECEIPTD_CONCURRENCY": String(concurrency),
             // A transient failure retries within a second instead of minutes, so a scenario ends.
             "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",
-        ])
+        ]) { $1 })
     }
 
     /// Waits until every daemon has its `LISTEN` up, so the clock does not include their start.
