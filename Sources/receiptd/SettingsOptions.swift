@@ -12,6 +12,14 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "The app's bundle id, required (APPLE_BUNDLE_ID).") var appleBundleID: String?
     @Option(help: "accept or reject sandbox purchases (RECEIPTD_SANDBOX).") var sandbox: String?
     @Option(help: "ISO-8601 time; older purchases are never recorded as unclaimed (RECEIPTD_UNCLAIMED_SINCE).") var unclaimedSince: String?
+    @Option(help: "PEM file of the roots signed transactions must chain to (APPLE_ROOT_CA_FILE).") var appleRootCAFile: String?
+    @Option(help: "App Store Connect issuer id (APPLE_ISSUER_ID).") var appleIssuerID: String?
+    @Option(help: "App Store Connect key id (APPLE_KEY_ID).") var appleKeyID: String?
+    @Option(help: "The .p8 private key file (APPLE_PRIVATE_KEY_FILE).") var applePrivateKeyFile: String?
+    @Option(help: "App Store Server API URL (APPLE_SERVER_API_URL).") var appleServerAPIURL: String?
+    @Option(help: "App Store Server API sandbox URL (APPLE_SERVER_API_SANDBOX_URL).") var appleServerAPISandboxURL: String?
+    @Option(help: "Server API requests per second, all daemons together (APPLE_SERVER_API_RATE).") var appleServerAPIRate: String?
+    @Option(help: "verify_receipt or server_api (RECEIPTD_RECEIPT_VERIFIER).") var receiptVerifier: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -32,7 +40,10 @@ struct SettingsOptions: ParsableArguments {
             ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
             ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
             ("APPLE_SHARED_SECRET_FILE", appleSharedSecretFile),
-            ("APPLE_BUNDLE_ID", appleBundleID), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
+            ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
+            ("APPLE_KEY_ID", appleKeyID), ("APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile), ("APPLE_SERVER_API_URL", appleServerAPIURL),
+            ("APPLE_SERVER_API_SANDBOX_URL", appleServerAPISandboxURL), ("APPLE_SERVER_API_RATE", appleServerAPIRate),
+            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
             ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
             ("RECEIPTD_RETENTION", retention),
