@@ -38,7 +38,12 @@ package struct AppReceipt: Sendable, Equatable {
         for inApp in attributes where inApp.type == Self.inAppType {
             let fields = try Self.attributes(inApp.value, of: "in-app purchase")
             let id = fields.first { $0.type == Self.transactionIDType } ?? fields.first { $0.type == Self.originalTransactionIDType }
-            if let id = id.flatMap({ Self.string($0.value) }), !id.isEmpty { ids.append(id) }
+            // An in-app purchase whose id we cannot read is an error, not an empty receipt: the order would
+            // otherwise end `no_in_app` for a receipt that holds a purchase.
+            guard let id = id.flatMap({ Self.string($0.value) }), !id.isEmpty else {
+                throw FormatError(description: "receipt holds an in-app purchase without a readable transaction id")
+            }
+            ids.append(id)
         }
         transactionIDs = ids
     }
