@@ -26,9 +26,9 @@ struct ShowCommand: OperatorCommand {
         ]
         let header = facts.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + ($0.1 ?? "-").terminalSafe }.joined(separator: "\n")
         let jobs = TextTable(
-            headers: ["JOB", "STATE", "ATTEMPTS", "ENV", "CREATED", "FINISHED", "SUPERSEDED BY", "LAST ERROR"],
+            headers: ["JOB", "KIND", "STATE", "ATTEMPTS", "ENV", "CREATED", "FINISHED", "SUPERSEDED BY", "LAST ERROR"],
             rows: detail.jobs.map { job in
-                [String(job.id), job.state.rawValue, String(job.attempts), job.environment, job.createdAt, job.finishedAt,
+                [String(job.id), job.kind.rawValue, job.state.rawValue, String(job.attempts), job.environment, job.createdAt, job.finishedAt,
                  job.supersededBy.map(String.init), job.lastError]
             }).render()
         let attempts = detail.jobs.flatMap { job in job.attemptLog.map { (job.id, $0) } }

@@ -74,7 +74,7 @@ import Testing
             #expect(detail.jobs.first?.attemptLog.isEmpty == true)
             let job = try #require(detail.jobs.last)
             #expect(job.state == .succeeded && job.attempts == 2)
-            #expect(job.environment == "Production")
+            #expect(job.environment == "Production" && job.kind == .receipt)
             #expect(job.attemptLog.map(\.attempt) == [1, 2])
             #expect(job.attemptLog.first?.httpStatus == 503 && job.attemptLog.first?.error == "HTTP 503")
             #expect(job.attemptLog.last?.appleStatus == 0 && job.attemptLog.last?.durationMs == 1000)

@@ -26,6 +26,8 @@ import Testing
             let ledger = try await f.row("SELECT transaction_id, environment, job_id FROM iap.deliveries")
             #expect(ledger["transaction_id"] == "7001" && ledger["environment"] == "Production" && ledger["job_id"] == String(job))
             #expect(f.standIn.recordedRequests().isEmpty && f.standIn.recordedServerAPIRequests().isEmpty)
+            let detail = try await OperatorQueries(connection: f.connection).show(orderID: "sk2")
+            #expect(detail.jobs.map(\.kind) == [.transaction])
         }
     }
 

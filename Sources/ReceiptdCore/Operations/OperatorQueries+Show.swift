@@ -10,7 +10,7 @@ extension OperatorQueries {
                     FROM iap.orders WHERE order_id = $1
                     """, [orderID])
                 let jobs = try session.execute("""
-                    SELECT id, state, attempts, environment, \(Self.utc("created_at")) AS created_at, \(Self.utc("run_at")) AS run_at,
+                    SELECT id, kind, state, attempts, environment, \(Self.utc("created_at")) AS created_at, \(Self.utc("run_at")) AS run_at,
                            \(Self.utc("started_at")) AS started_at, \(Self.utc("finished_at")) AS finished_at, last_error,
                            superseded_by, locked_by
                     FROM iap.jobs WHERE order_id = $1 ORDER BY id

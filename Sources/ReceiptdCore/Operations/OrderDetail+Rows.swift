@@ -10,7 +10,7 @@ extension OrderDetail.Order {
 extension OrderDetail.Job {
     /// Reads an `iap.jobs` row and attaches its attempts.
     init(row: QueryResult.Row, attemptLog: [OrderDetail.Attempt]) throws {
-        self.init(id: try row.int64("id"), state: try row.jobState(), attempts: try row.int("attempts"),
+        self.init(id: try row.int64("id"), kind: try JobKind(row.string("kind")), state: try row.jobState(), attempts: try row.int("attempts"),
                   environment: row["environment"], createdAt: try row.string("created_at"), runAt: try row.string("run_at"),
                   startedAt: row["started_at"], finishedAt: row["finished_at"], lastError: row["last_error"],
                   supersededBy: row.optionalInt64("superseded_by"), lockedBy: row["locked_by"], attemptLog: attemptLog)

@@ -24,6 +24,8 @@ public struct OrderDetail: Sendable, Codable, Equatable {
     public struct Job: Sendable, Codable, Equatable {
         /// `iap.jobs.id`.
         public var id: Int64
+        /// What it verifies: a receipt or a StoreKit 2 transaction.
+        public var kind: JobKind
         /// The job's state.
         public var state: JobState
         /// Attempts counted so far.
