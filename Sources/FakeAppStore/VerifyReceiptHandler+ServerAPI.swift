@@ -3,15 +3,24 @@ import NIOCore
 import NIOHTTP1
 
 extension VerifyReceiptHandler {
-    /// Get Transaction Info's production path; the transaction id follows it.
-    static let transactionsPath = "/inApps/v1/transactions/"
-    /// Get Transaction Info's sandbox path; the transaction id follows it.
-    static let sandboxTransactionsPath = "/sandbox/inApps/v1/transactions/"
+    /// The Server API's paths, each followed by a transaction id: Get Transaction Info and Get Transaction
+    /// History, in production and under `/sandbox`.
+    private static let serverAPIRoutes: [(prefix: String, environment: RecordedRequest.Environment, endpoint: ServerAPIEndpoint)] = [
+        ("/inApps/v1/transactions/", .production, .transactionInfo),
+        ("/sandbox/inApps/v1/transactions/", .sandbox, .transactionInfo),
+        ("/inApps/v2/history/", .production, .transactionHistory),
+        ("/sandbox/inApps/v2/history/", .sandbox, .transactionHistory),
+    ]
 
-    /// Get Transaction History's production path; the transaction id follows it.
-    static let historyPath = "/inApps/v2/history/"
-    /// Get Transaction History's sandbox path; the transaction id follows it.
-    static let sandboxHistoryPath = "/sandbox/inApps/v2/history/"
+    /// The Server API route `path` asks for, with its transaction id; `nil` for any other path.
+    static func serverAPIRoute(
+        _ path: Substring
+    ) -> (environment: RecordedRequest.Environment, endpoint: ServerAPIEndpoint, transactionID: Substring)? {
+        for route in serverAPIRoutes where path.hasPrefix(route.prefix) && path.count > route.prefix.count {
+            return (route.environment, route.endpoint, path.dropFirst(route.prefix.count))
+        }
+        return nil
+    }
 
     /// Answers `GET …/inApps/v1/transactions/{id}` or `GET …/inApps/v2/history/{id}` after its planned delay.
     func answerServerAPI(

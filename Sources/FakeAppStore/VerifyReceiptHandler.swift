@@ -73,22 +73,10 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
             answerVerifyReceipt(head, environment: .sandbox, body: body, context: context)
         case (.GET, "/healthz"):
             writeResponse(head, status: .ok, contentType: "text/plain", body: "ok", context: context)
-        case (.GET, _) where path.hasPrefix(Self.transactionsPath) && path.count > Self.transactionsPath.count:
-            answerServerAPI(
-                head, environment: .production, endpoint: .transactionInfo,
-                transactionID: path.dropFirst(Self.transactionsPath.count), context: context)
-        case (.GET, _) where path.hasPrefix(Self.sandboxTransactionsPath) && path.count > Self.sandboxTransactionsPath.count:
-            answerServerAPI(
-                head, environment: .sandbox, endpoint: .transactionInfo,
-                transactionID: path.dropFirst(Self.sandboxTransactionsPath.count), context: context)
-        case (.GET, _) where path.hasPrefix(Self.historyPath) && path.count > Self.historyPath.count:
-            answerServerAPI(
-                head, environment: .production, endpoint: .transactionHistory,
-                transactionID: path.dropFirst(Self.historyPath.count), context: context)
-        case (.GET, _) where path.hasPrefix(Self.sandboxHistoryPath) && path.count > Self.sandboxHistoryPath.count:
-            answerServerAPI(
-                head, environment: .sandbox, endpoint: .transactionHistory,
-                transactionID: path.dropFirst(Self.sandboxHistoryPath.count), context: context)
+        case (.GET, _) where Self.serverAPIRoute(path) != nil:
+            let route = Self.serverAPIRoute(path)!
+            answerServerAPI(head, environment: route.environment, endpoint: route.endpoint, transactionID: route.transactionID,
+                            context: context)
         case (.POST, "/fake/transactions"):
             answerRegistration(head, body: body, context: context)
         case (.POST, "/fake/sign"):

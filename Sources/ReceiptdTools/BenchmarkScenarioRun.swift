@@ -20,7 +20,7 @@ struct BenchmarkScenarioRun {
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
-        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d",
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .transaction ? "_sk2" : "")",
                                                           migrator: build.name == "this" ? nil : build.executable)
         let url = postgres.connectionString(database: database)
         let concurrency = max(1, configuration.totalConcurrency / daemons)

@@ -55,6 +55,9 @@ import Testing
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'settled'") == "finished")
             #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u2')") == "0")
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'waiting'") == "pending")
+            // Migration 5: the old jobs are receipt jobs, the old orders bound to no account.
+            #expect(try await f.value("SELECT string_agg(DISTINCT kind, ',') FROM iap.jobs") == "receipt")
+            #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE app_account_token IS NOT NULL") == "0")
 
             // The same again changes nothing.
             let recorded = try await f.value("SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations")

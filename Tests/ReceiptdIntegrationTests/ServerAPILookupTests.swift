@@ -47,12 +47,23 @@ import Testing
 
     @Test func transientErrorsAreRetried() async throws {
         try await Fixture.with { f in
-            let steps = [ScriptStep(http: 500), ScriptStep(errorCode: 5000001), ScriptStep(errorCode: 4040002)]
+            // The last is a 404 without Apple's JSON (a wrong URL, a proxy): it says nothing about the transaction.
+            let steps = [ScriptStep(http: 500), ScriptStep(errorCode: 5000001), ScriptStep(errorCode: 4040002), ScriptStep(http: 404)]
             f.standIn.register(Self.payload("8201"), script: steps)
             try await f.enqueue("flaky", transaction: "8201")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let order = try await f.order("flaky")
-            #expect(order["outcome"] == "full" && order["attempts"] == "4")
+            #expect(order["outcome"] == "full" && order["attempts"] == "5")
+        }
+    }
+
+    @Test func anAppleErrorCodeOtherThanTheTransientOnesIsInvalid() async throws {
+        try await Fixture.with { f in
+            f.standIn.register(Self.payload("8501"), script: [ScriptStep(http: 400, errorCode: 4000006)])
+            try await f.enqueue("bad-id", transaction: "8501")
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let order = try await f.order("bad-id")
+            #expect(order["outcome"] == "invalid" && order["last_error"]?.contains("errorCode 4000006") == true)
         }
     }
 
@@ -85,7 +96,12 @@ import Testing
                 try await f.enqueue("paced-\(index)", user: "p\(index)", transaction: "84\(index + 10)")
             }
             let started = Date()
-            try await f.withDaemons(count: 2, settings: f.settings { $0.storeKit.serverAPIRate = 5 }) { _ in
+            // Two jobs in flight per daemon: neither can take all twenty, both must share the budget.
+            let settings = f.settings {
+                $0.storeKit.serverAPIRate = 5
+                $0.daemon.concurrency = 2
+            }
+            try await f.withDaemons(count: 2, settings: settings) { _ in
                 try await f.waitUntilSettled()
             }
             let requests = f.standIn.recordedServerAPIRequests()

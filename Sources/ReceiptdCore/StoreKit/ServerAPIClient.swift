@@ -240,7 +240,9 @@ final class ServerAPIClient: Sendable {
                 outcome.answer = .verdict(.retry(TransientFailure(errorClass: .credentials, reason: described + ": credentials refused")))
             case (_, let code?) where Self.retryableErrorCodes.contains(code):
                 outcome.answer = .verdict(.retry(TransientFailure(errorClass: .appleStatus, reason: described)))
-            case (500..., _):
+            case (500..., _), (_, nil):
+                // An error without Apple's JSON (a proxy's page, a wrong URL) says nothing about the transaction:
+                // retried, so a misconfiguration never turns orders invalid.
                 outcome.answer = .verdict(.retry(TransientFailure(errorClass: .http, reason: described)))
             default:
                 // Including 4040010, which `inEitherEnvironment` turns into a question to the sandbox.

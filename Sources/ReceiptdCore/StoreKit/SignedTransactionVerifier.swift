@@ -22,7 +22,8 @@ package final class SignedTransactionVerifier: Sendable {
     private static let chainCacheLimit = 32
 
     private let roots: CertificateStore
-    /// Verified (leaf, intermediate) pairs: the instants their certificates are all valid, until the entry expires.
+    /// Verified (leaf, intermediate) pairs: the leaf's key and the instants their certificates are all valid, until
+    /// the entry expires.
     private let verifiedChains = Mutex<[ChainKey: VerifiedChain]>([:])
 
     /// Creates a verifier that trusts `roots` (Apple Root CA - G3 in production).
@@ -50,6 +51,27 @@ package final class SignedTransactionVerifier: Sendable {
         } catch {
             throw Rejection(description: "signed transaction payload: \(error)")
         }
+        let key = try await verifiedKey(x5c: x5c, at: transaction.signedDate)
+        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
+              key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
+        else {
+            throw Rejection(description: "signed transaction signature does not verify with its leaf certificate's key")
+        }
+        return transaction
+    }
+
+    /// The leaf's key, once the chain verified to a trusted root at `date` with Apple's OIDs. A chain verified
+    /// in the last 15 minutes is not parsed or verified again (keyed by its certificates' text): only `date` is
+    /// checked against its certificates' validity.
+    private func verifiedKey(x5c: [String], at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
+        let cacheKey = ChainKey(leaf: x5c[0], intermediate: x5c[1])
+        let now = ContinuousClock.now
+        if let known = verifiedChains.withLock({ $0[cacheKey] }), known.expires > now {
+            guard known.validity.contains(date) else {
+                throw Rejection(description: "certificate chain is not valid at signedDate \(date)")
+            }
+            return known.key
+        }
         let certificates: [Certificate]
         do {
             certificates = try x5c.prefix(2).map { entry in
@@ -59,31 +81,9 @@ package final class SignedTransactionVerifier: Sendable {
         } catch {
             throw Rejection(description: "signed transaction x5c holds a certificate that cannot be read")
         }
-        let (leaf, intermediate) = (certificates[0], certificates[1])
-        try await verifyChain(leaf: leaf, intermediate: intermediate, at: transaction.signedDate)
-        guard let key = P256.Signing.PublicKey(leaf.publicKey),
-              let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
-        else {
-            throw Rejection(description: "signed transaction signature does not verify with its leaf certificate's key")
-        }
-        return transaction
-    }
-
-    /// The chain to a trusted root at `date`, with Apple's OIDs. A pair verified in the last 15 minutes is not
-    /// verified again: only `date` is checked against its certificates' validity.
-    private func verifyChain(leaf: Certificate, intermediate: Certificate, at date: Date) async throws(Rejection) {
-        let key = ChainKey(leaf: leaf, intermediate: intermediate)
-        let now = ContinuousClock.now
-        if let known = verifiedChains.withLock({ $0[key] }), known.expires > now {
-            guard known.validity.contains(date) else {
-                throw Rejection(description: "certificate chain is not valid at signedDate \(date)")
-            }
-            return
-        }
         var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(validationTime: date) }
         let chain: ValidatedCertificateChain
-        switch await verifier.validate(leaf: leaf, intermediates: CertificateStore([intermediate])) {
+        switch await verifier.validate(leaf: certificates[0], intermediates: CertificateStore([certificates[1]])) {
         case .validCertificate(let validated):
             chain = validated
         case .couldNotValidate(let failures):
@@ -97,13 +97,17 @@ package final class SignedTransactionVerifier: Sendable {
         guard chain[0].extensions.contains(where: { $0.oid == Self.leafOID }) else {
             throw Rejection(description: "leaf certificate lacks Apple's OID 1.2.840.113635.100.6.11.1")
         }
+        guard let key = P256.Signing.PublicKey(chain[0].publicKey) else {
+            throw Rejection(description: "leaf certificate's key is not P-256")
+        }
         let validity = chain.map(\.notValidBefore).max()!...chain.map(\.notValidAfter).min()!
         verifiedChains.withLock { cache in
             if cache.count >= Self.chainCacheLimit { cache = cache.filter { $0.value.expires > now } }
             if cache.count < Self.chainCacheLimit {
-                cache[key] = VerifiedChain(validity: validity, expires: now + Self.chainCacheLifetime)
+                cache[cacheKey] = VerifiedChain(key: key, validity: validity, expires: now + Self.chainCacheLifetime)
             }
         }
+        return key
     }
 
     private struct Header: Decodable {
@@ -111,12 +115,14 @@ package final class SignedTransactionVerifier: Sendable {
         var x5c: [String]?
     }
 
+    /// The leaf and intermediate as the JWS carries them (base64 DER).
     private struct ChainKey: Hashable {
-        var leaf: Certificate
-        var intermediate: Certificate
+        var leaf: String
+        var intermediate: String
     }
 
     private struct VerifiedChain {
+        var key: P256.Signing.PublicKey
         var validity: ClosedRange<Date>
         var expires: ContinuousClock.Instant
     }
