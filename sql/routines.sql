@@ -22,9 +22,10 @@ END $$;
 -- The order and job rules both enqueue functions share, after each has checked its own input: the order
 -- (created, or checked against the call), cancel-and-replace of its active job, the new job and its wake-up.
 -- An order may be fed by either function; the newest input wins.
+DROP FUNCTION IF EXISTS iap.enqueue_job(text, text, text, text, text, text, int, uuid);
 CREATE OR REPLACE FUNCTION iap.enqueue_job(
     p_function text, p_kind text, p_order_id text, p_user_id text, p_product_id text, p_input text, p_quantity int,
-    p_app_account_token uuid
+    p_app_account_token uuid, p_account_id text
 ) RETURNS bigint
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
@@ -45,8 +46,8 @@ BEGIN
         RAISE EXCEPTION '%: quantity must be at least 1, got %', p_function, p_quantity USING ERRCODE = '22023';
     END IF;
     v_sha := encode(sha256(convert_to(p_input, 'UTF8')), 'hex');
-    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, app_account_token)
-    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, p_app_account_token)
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, app_account_token, account_id)
+    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, p_app_account_token, p_account_id)
     ON CONFLICT (order_id) DO NOTHING
     RETURNING order_id INTO v_order.order_id;
     IF FOUND THEN
@@ -73,6 +74,14 @@ BEGIN
         ELSIF v_order.app_account_token <> p_app_account_token THEN
             RAISE EXCEPTION '%: order % is bound to app_account_token %, not %', p_function, p_order_id,
                 v_order.app_account_token, p_app_account_token USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    IF p_account_id IS NOT NULL THEN
+        IF v_order.account_id IS NULL THEN
+            UPDATE iap.orders SET account_id = p_account_id WHERE order_id = p_order_id;
+        ELSIF v_order.account_id <> p_account_id THEN
+            RAISE EXCEPTION '%: order % is bound to account_id %, not %', p_function, p_order_id, v_order.account_id,
+                p_account_id USING ERRCODE = '22023';
         END IF;
     END IF;
     IF v_order.outcome = 'full' THEN
@@ -129,7 +138,7 @@ BEGIN
     IF v_decoded_length = 0 THEN
         RAISE EXCEPTION 'enqueue_receipt: receipt_data decodes to nothing' USING ERRCODE = '22023';
     END IF;
-    RETURN iap.enqueue_job('enqueue_receipt', 'receipt', p_order_id, p_user_id, p_product_id, p_receipt_data, p_quantity, NULL);
+    RETURN iap.enqueue_job('enqueue_receipt', 'receipt', p_order_id, p_user_id, p_product_id, p_receipt_data, p_quantity, NULL, NULL);
 END $$;
 
 -- StoreKit 2: what the client sent is a signed transaction (a compact JWS, verified offline) or a transaction
@@ -151,7 +160,31 @@ BEGIN
         RAISE EXCEPTION 'enqueue_transaction: transaction is neither a decimal transaction id nor a compact JWS'
             USING ERRCODE = '22023';
     END IF;
-    RETURN iap.enqueue_job('enqueue_transaction', 'transaction', $1, $2, $3, $4, $5, $6);
+    RETURN iap.enqueue_job('enqueue_transaction', 'transaction', $1, $2, $3, $4, $5, $6, NULL);
+END $$;
+
+-- Google Play: the purchase token the client got from Play Billing. The lookup needs the order's product id.
+CREATE OR REPLACE FUNCTION iap.enqueue_google_purchase(
+    order_id text, user_id text, product_id text, purchase_token text, quantity int DEFAULT 1, account_id text DEFAULT NULL
+) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    IF $4 IS NULL OR $4 = '' THEN
+        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token is empty' USING ERRCODE = '22023';
+    END IF;
+    IF octet_length($4) > 4096 THEN
+        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token is % bytes, over the 4 KiB limit', octet_length($4)
+            USING ERRCODE = '22023';
+    END IF;
+    -- Tokens are URL path segments: letters, digits and a few marks; nothing that needs escaping.
+    IF $4 !~ '^[A-Za-z0-9._:-]+$' THEN
+        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token holds characters a Play token never has'
+            USING ERRCODE = '22023';
+    END IF;
+    IF $6 IS NOT NULL THEN
+        PERFORM iap.check_identifier('enqueue_google_purchase', 'account_id', $6);
+    END IF;
+    RETURN iap.enqueue_job('enqueue_google_purchase', 'google_purchase', $1, $2, $3, $4, $5, NULL, $6);
 END $$;
 
 -- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
@@ -359,7 +392,16 @@ CROSS JOIN LATERAL (
     END AS reason
 ) k
 WHERE k.reason IS NOT NULL
-ORDER BY stuck_seconds DESC, j.id;
+UNION ALL
+-- A delivered Google purchase whose acknowledgement (or consumption) is still owed: Google refunds it after
+-- three days.
+SELECT d.job_id, f.order_id, coalesce(j.state, 'succeeded'), 'acknowledgement_owed',
+       round(extract(epoch FROM now() - f.created_at))::bigint, f.attempts, f.locked_by, NULL, f.run_at, f.last_error
+FROM iap.google_finalizations f
+JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = f.transaction_id
+LEFT JOIN iap.jobs j ON j.id = d.job_id
+WHERE f.done_at IS NULL AND f.overdue_at < now()
+ORDER BY stuck_seconds DESC, job_id;
 
 -- Receipts that carried purchases first delivered to another user: shared or stolen receipts. Each row
 -- is one such purchase in one job; it paid nothing.
@@ -522,7 +564,8 @@ END $$;
 -- The functions that run as their owner are for the roles below only.
 REVOKE ALL ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.enqueue_transaction(text, text, text, text, int, uuid) FROM PUBLIC;
-REVOKE ALL ON FUNCTION iap.enqueue_job(text, text, text, text, text, text, int, uuid) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.enqueue_job(text, text, text, text, text, text, int, uuid, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.enqueue_google_purchase(text, text, text, text, int, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.retry_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.cancel_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
@@ -549,6 +592,7 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE ON iap.unclaimed_payments TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
@@ -559,7 +603,8 @@ BEGIN
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
         GRANT USAGE ON SCHEMA iap TO receiptd_app;
         GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
-            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.create_order(text, text, text, int),
+            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
+            iap.create_order(text, text, text, int),
             iap.owed_deliveries(text), iap.mark_granted(text), iap.close_order(text) TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
@@ -571,7 +616,8 @@ BEGIN
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
-            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing TO receiptd_operator;
+            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
+            iap.google_voided_cursor TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
             TO receiptd_operator;
     END IF;

@@ -21,7 +21,8 @@ struct RunCommand: AsyncParsableCommand {
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemon = ReceiptDaemon(
             configuration: settings.daemon, connectionString: settings.databaseURL,
-            verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit, logger: logger)
+            verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit,
+            googlePlay: settings.googlePlay, logger: logger)
         let group = ServiceGroup(configuration: .init(
             services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
@@ -50,6 +51,7 @@ struct RunCommand: AsyncParsableCommand {
                                           readiness: { await probe.check() }))
         }
         services.append(daemon)
+        services += daemon.companions
         services.append(SystemdNotifyService(notifier: notifier, logger: logger) { await daemon.waitUntilReady() })
         return services
     }

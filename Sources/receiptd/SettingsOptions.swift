@@ -20,6 +20,12 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "App Store Server API sandbox URL (APPLE_SERVER_API_SANDBOX_URL).") var appleServerAPISandboxURL: String?
     @Option(help: "Server API requests per second, all daemons together (APPLE_SERVER_API_RATE).") var appleServerAPIRate: String?
     @Option(help: "verify_receipt or server_api (RECEIPTD_RECEIPT_VERIFIER).") var receiptVerifier: String?
+    @Option(help: "Google service-account JSON key file (GOOGLE_SERVICE_ACCOUNT_FILE).") var googleServiceAccountFile: String?
+    @Option(help: "The app's Google Play package name (GOOGLE_PLAY_PACKAGE_NAME).") var googlePlayPackageName: String?
+    @Option(help: "Android Publisher API URL (GOOGLE_PLAY_API_URL).") var googlePlayAPIURL: String?
+    @Option(help: "acknowledge, consume or none after delivery (GOOGLE_PLAY_FINALIZE).") var googlePlayFinalize: String?
+    @Option(help: "How often to poll voided purchases, e.g. 10m (GOOGLE_PLAY_VOIDED_INTERVAL).") var googlePlayVoidedInterval: String?
+    @Option(help: "An acknowledgement owed this long is reported stuck, e.g. 1h (GOOGLE_PLAY_FINALIZE_OVERDUE).") var googlePlayFinalizeOverdue: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -43,7 +49,10 @@ struct SettingsOptions: ParsableArguments {
             ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
             ("APPLE_KEY_ID", appleKeyID), ("APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile), ("APPLE_SERVER_API_URL", appleServerAPIURL),
             ("APPLE_SERVER_API_SANDBOX_URL", appleServerAPISandboxURL), ("APPLE_SERVER_API_RATE", appleServerAPIRate),
-            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
+            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
+            ("GOOGLE_PLAY_PACKAGE_NAME", googlePlayPackageName), ("GOOGLE_PLAY_API_URL", googlePlayAPIURL),
+            ("GOOGLE_PLAY_FINALIZE", googlePlayFinalize), ("GOOGLE_PLAY_VOIDED_INTERVAL", googlePlayVoidedInterval),
+            ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax), ("RECEIPTD_POLL_INTERVAL", pollInterval),
             ("RECEIPTD_PURCHASE_SKEW", purchaseSkew), ("RECEIPTD_LEASE", lease), ("RECEIPTD_SHUTDOWN_GRACE", shutdownGrace),
             ("RECEIPTD_RETENTION", retention),

@@ -172,6 +172,23 @@ import Testing
         #expect(strict.rejection(of: verified(response([entry("1")]), .production)) == nil)
     }
 
+    @Test func googlePurchasesHaveGoogleIdsAndMatchTheOrdersAccount() {
+        var purchase = VerifiedPurchase(transactionID: "GPA.3345-1234-5678-90123", productID: "gems", purchaseDateMilliseconds: created + 1000,
+                                        accountID: "acct-1", store: .google)
+        var bound = order()
+        bound.accountID = "acct-1"
+        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults.first?.outcome == .full)
+        purchase.accountID = "acct-2"
+        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults.first?.outcome == .unmatched)
+        // The same id as an App Store transaction would not be genuine.
+        purchase.store = .apple
+        purchase.accountID = "acct-1"
+        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).deliveries.isEmpty)
+        // Google answers only for our package: no bundle to compare.
+        let verified = VerifiedPurchases(purchases: [], environment: .production, bundleID: "com.example.android", store: .google)
+        #expect(planner.rejection(of: verified) == nil)
+    }
+
     @Test func anOrderWithAnAccountTokenTakesOnlyPurchasesCarryingIt() {
         let token = UUID()
         var bound = order()

@@ -146,7 +146,7 @@ import Testing
         let tables = try await connection.execute(
             "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
             ["iap"]).first?.int("n")
-        #expect(tables == 10)
+        #expect(tables == 12)
         await connection.close()
     }
 }

@@ -68,9 +68,9 @@ struct Fixture: Sendable {
         let daemons = (0..<count).map { _ in
             ReceiptDaemon(configuration: settings.daemon, connectionString: settings.databaseURL,
                           verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit,
-                          logger: logger, metrics: metrics)
+                          googlePlay: settings.googlePlay, logger: logger, metrics: metrics)
         }
-        let group = ServiceGroup(configuration: .init(services: daemons, logger: logger))
+        let group = ServiceGroup(configuration: .init(services: daemons + daemons.flatMap(\.companions), logger: logger))
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }

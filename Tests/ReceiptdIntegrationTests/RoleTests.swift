@@ -35,7 +35,7 @@ import Testing
             #expect(try await failure(of: "UPDATE iap.jobs SET state = 'cancelled'", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.retry_order('o1')", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.cancel_order('o1')", as: app) == permissionDenied)
-            #expect(try await failure(of: "SELECT iap.enqueue_job('f', 'receipt', 'o9', 'u1', 'gems', 'QUFB', 1, NULL)", as: app)
+            #expect(try await failure(of: "SELECT iap.enqueue_job('f', 'receipt', 'o9', 'u1', 'gems', 'QUFB', 1, NULL, NULL)", as: app)
                 == permissionDenied)
             #expect(try await failure(of: "UPDATE iap.api_pacing SET blocked_until = 'infinity'", as: app) == permissionDenied)
         }

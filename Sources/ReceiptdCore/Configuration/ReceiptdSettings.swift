@@ -8,6 +8,8 @@ public struct ReceiptdSettings: Sendable {
     public var apple: AppleVerifier.Configuration
     /// StoreKit 2: trusted roots and the App Store Server API.
     public var storeKit = StoreKitConfiguration()
+    /// Google Play.
+    public var googlePlay = GooglePlayConfiguration()
     /// Daemon behaviour.
     public var daemon: ReceiptDaemon.Configuration
     /// Log level.
@@ -45,6 +47,7 @@ public struct ReceiptdSettings: Sendable {
         }
         daemon.expectedBundleID = bundleID
         storeKit = try Self.storeKit(reader)
+        googlePlay = try Self.googlePlay(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1) ?? daemon.concurrency

@@ -14,4 +14,6 @@ public struct ClaimedJob: Sendable, Equatable {
     public var order: OrderSnapshot
     /// The order's user.
     public var userID: String
+    /// When the job was enqueued, milliseconds since 1970: how long a pending Google purchase has waited.
+    public var createdAtMilliseconds: Int64
 }

@@ -4,6 +4,8 @@ public enum JobKind: String, Sendable, Codable, CaseIterable {
     case receipt
     /// A StoreKit 2 signed transaction (compact JWS) or transaction id, sent by `iap.enqueue_transaction`.
     case transaction
+    /// A Google Play purchase token, sent by `iap.enqueue_google_purchase`.
+    case googlePurchase = "google_purchase"
 
     /// Reads a `kind` column; an unknown value is an error rather than a guess.
     init(_ text: String) throws {

@@ -149,7 +149,8 @@ struct JobRunner: Sendable {
                 ])
             }
             let (recording, plan) = try await store.recordVerified(
-                VerifiedAnswer(job: job, transactions: transactions, environment: environment, attempt: attempt))
+                VerifiedAnswer(job: job, transactions: transactions, environment: environment, attempt: attempt,
+                               store: verified.store, finalization: verified.finalization))
             if let plan, !plan.foreignPurchases.isEmpty {
                 logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
                     "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",

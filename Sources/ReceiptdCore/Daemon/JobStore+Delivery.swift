@@ -11,6 +11,10 @@ public struct VerifiedAnswer: Sendable {
     public var environment: AppleEnvironment
     /// The attempt, written with the settle.
     public var attempt: AttemptRecord
+    /// The store that gave it.
+    public var store: Store = .apple
+    /// For a Google purchase: the acknowledgement owed once it is delivered.
+    public var finalization: GoogleFinalization? = nil
 }
 
 extension JobStore {
@@ -47,7 +51,7 @@ extension JobStore {
         // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
         orders: """
             SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
-                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms, app_account_token
+                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms, app_account_token, account_id
             FROM iap.orders
             WHERE order_id = ANY (ARRAY(
                 SELECT order_id FROM iap.orders
@@ -208,11 +212,20 @@ extension JobStore {
     /// violation, and the whole batch is planned again.
     package static let settleWrite = """
         WITH ledger AS (
-            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
+            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id,
+                                        store)
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
-                   d.environment, d.job_id
+                   d.environment, d.job_id, coalesce(d.store, 'apple')
             FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
-                                                     purchase_ms bigint, environment text, job_id bigint)
+                                                     purchase_ms bigint, environment text, job_id bigint, store text)
+        ), finalizations AS (
+            -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
+            INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)
+            SELECT d.transaction_id, d.order_id, d.finalize_product, d.purchase_token, d.finalize,
+                   now() + make_interval(secs => d.overdue_s)
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, finalize_product text, purchase_token text,
+                                                     finalize text, overdue_s float8)
+            WHERE d.finalize IS NOT NULL
         ), owners AS (
             INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
             SELECT n.original_id, n.user_id, n.order_id FROM jsonb_to_recordset($2::jsonb) AS n(original_id text, user_id text, order_id text)
@@ -243,13 +256,21 @@ extension JobStore {
                                                  error_class text, error text)
         """
 
+    /// The owed acknowledgement's fields of a delivery row; none when nothing is owed.
+    private static func finalizationFields(_ finalization: GoogleFinalization?) -> [(String, JSONText.Value)] {
+        guard let finalization, finalization.action != .none else { return [] }
+        return [("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
+                ("purchase_token", .string(finalization.purchaseToken)), ("overdue_s", .int(Int64(finalization.overdueSeconds.rounded())))]
+    }
+
     private static func settleStatement(_ settled: [(VerifiedAnswer, DeliveryPlan)], owner: String, orders: LedgerView) -> SQLStatement {
         let deliveries = settled.flatMap { answer, plan in
             plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
                 [("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
                  ("user_id", .string(answer.job.userID)), ("product_id", .string(orders.productID(of: delivery.orderID))),
                  ("quantity", .int(Int64(delivery.quantity))), ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
-                 ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id))]
+                 ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
+                 ("store", .string(answer.store.rawValue))] + Self.finalizationFields(answer.finalization)
             }
         }
         let owners = settled.flatMap { answer, plan in

@@ -55,7 +55,8 @@ public struct JobStore: Sendable {
             ClaimedJob(
                 id: Int64(try row.int("id")), kind: try JobKind(row.string("kind")), input: try row.string("receipt_data"),
                 attempts: try row.int("attempts"), malformedCount: try row.int("malformed_count"),
-                order: try OrderSnapshot(row), userID: try row.string("user_id"))
+                order: try OrderSnapshot(row), userID: try row.string("user_id"),
+                createdAtMilliseconds: Int64(try row.int("job_created_ms")))
         }
     }
 
@@ -73,9 +74,9 @@ public struct JobStore: Sendable {
             SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = $2
             FROM iap.orders o
             WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
-            RETURNING j.id, j.kind, j.receipt_data, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
+            RETURNING j.id, j.kind, j.receipt_data, (extract(epoch FROM j.created_at) * 1000)::bigint AS job_created_ms, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
                       o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
-                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token
+                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token, o.account_id
             """
 
     /// Refreshes the heartbeat of `jobs`, the jobs this daemon is still working on, and of the daemon itself in
@@ -182,6 +183,6 @@ extension OrderSnapshot {
         self.init(orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
                   createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"),
                   checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) },
-                  appAccountToken: row["app_account_token"].flatMap(UUID.init(uuidString:)))
+                  appAccountToken: row["app_account_token"].flatMap(UUID.init(uuidString:)), accountID: row["account_id"])
     }
 }

@@ -21,7 +21,8 @@ public final class ReceiptDaemon: Service {
 
     /// Creates a daemon; nothing connects until `run()`.
     public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
-                storeKit: StoreKitConfiguration = StoreKitConfiguration(), logger: Logger, metrics: ReceiptdMetrics = ReceiptdMetrics()) {
+                storeKit: StoreKitConfiguration = StoreKitConfiguration(), googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
+                logger: Logger, metrics: ReceiptdMetrics = ReceiptdMetrics()) {
         let identity = DaemonIdentity.make()
         var logger = logger
         logger[metadataKey: LogKey.daemon] = "\(identity)"
@@ -47,9 +48,22 @@ public final class ReceiptDaemon: Service {
         case .verifyReceipt: ReceiptVerifier(apple: verifier)
         case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI)
         }
+        let google = googlePlay.serviceAccount.flatMap { account in
+            googlePlay.packageName.map { package in
+                GooglePlayClient(account: account, packageName: package, apiURL: googlePlay.apiURL, client: verifier.client,
+                                 timeout: verifier.configuration.requestTimeout)
+            }
+        }
         self.runner = JobRunner(
-            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI)],
+            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI),
+                        .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger)],
             store: store, configuration: configuration, logger: logger, metrics: metrics)
+        // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
+        companions = google.map { client in
+            [GoogleFinalizer(connectionString: connectionString, client: client, owner: identity, backoff: configuration.backoff,
+                             pollInterval: .seconds(configuration.pollInterval), logger: logger, metrics: metrics),
+             GoogleVoidedPoller(connectionString: connectionString, client: client, interval: googlePlay.voidedInterval, logger: logger)]
+        } ?? []
         self.metrics = metrics
         self.logger = logger
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
@@ -60,8 +74,14 @@ public final class ReceiptDaemon: Service {
             // Production's "not found", then every page.
             longestAttempt = max(longestAttempt, (verifier.configuration.requestTimeout + slotWait) * (1 + ServerAPIClient.historyPageLimit))
         }
+        // Google: the token endpoint, the lookup, and the lookup again with a renewed token.
+        longestAttempt = max(longestAttempt, verifier.configuration.requestTimeout * 3)
         attemptLimitSeconds = longestAttempt.seconds + configuration.lease / 2
     }
+
+    /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
+    /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`). Run them in the same service group.
+    public let companions: [any Service]
 
     /// This daemon's `locked_by` value.
     public var identity: String { store.owner }

@@ -25,6 +25,7 @@ public struct Migration: Sendable {
         Migration(version: 3, name: "lean_write_path", bytes: PackageResources._003_lean_write_path_sql),
         Migration(version: 4, name: "order_lifecycle", bytes: PackageResources._004_order_lifecycle_sql),
         Migration(version: 5, name: "storekit2", bytes: PackageResources._005_storekit2_sql),
+        Migration(version: 6, name: "google_play", bytes: PackageResources._006_google_play_sql),
     ]
 
     /// The schema version this binary's daemon needs.

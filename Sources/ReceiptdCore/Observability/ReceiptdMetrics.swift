@@ -23,6 +23,10 @@ public struct ReceiptdMetrics: Sendable {
         public static let queueOldestDueAge = "receiptd_queue_oldest_due_age_seconds"
         /// Counter: database connections re-established after a loss.
         public static let databaseReconnects = "receiptd_database_reconnects_total"
+        /// Gauge: delivered Google purchases whose acknowledgement is still owed past `GOOGLE_PLAY_FINALIZE_OVERDUE`.
+        public static let googleFinalizationsOverdue = "receiptd_google_finalizations_overdue"
+        /// Counter by `action` and `result` (`ok`, `failed`): acknowledge and consume calls to Google.
+        public static let googleFinalizations = "receiptd_google_finalizations_total"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
@@ -89,4 +93,15 @@ public struct ReceiptdMetrics: Sendable {
 
     /// A lost database connection was re-established.
     public func databaseReconnect() { reconnects.increment() }
+
+    /// Sets how many Google acknowledgements are overdue.
+    public func googleFinalizationsOverdue(_ count: Int) {
+        Meter(label: Name.googleFinalizationsOverdue, factory: factory).set(count)
+    }
+
+    /// Counts one acknowledge or consume call.
+    public func googleFinalization(action: GoogleFinalizeAction, succeeded: Bool) {
+        Counter(label: Name.googleFinalizations, dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
+                factory: factory).increment()
+    }
 }

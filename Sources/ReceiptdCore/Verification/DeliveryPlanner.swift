@@ -16,7 +16,8 @@ public struct DeliveryPlanner: Sendable {
 
     /// Why purchases a store vouched for are still `invalid`, or `nil` when they may deliver.
     public func rejection(of verified: VerifiedPurchases) -> String? {
-        if expectedBundleID.isEmpty || verified.bundleID != expectedBundleID {
+        // Google answers only for the package it was asked about; the App Store's answers name their bundle.
+        if verified.store == .apple, expectedBundleID.isEmpty || verified.bundleID != expectedBundleID {
             return "bundle is \(verified.bundleID ?? "(none)"), not \(expectedBundleID)"
         }
         if verified.environment == .sandbox && sandbox == .reject {
@@ -31,7 +32,7 @@ public struct DeliveryPlanner: Sendable {
     /// An entry pays an order when the product matches, it is not refunded, its id is genuine, its copies in the
     /// answer agree, it is not in `alreadyDelivered`, its original purchase was not first delivered to another user
     /// (`firstOwners` maps original transaction ids to their first user), it carries the order's app account token
-    /// when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
+    /// (App Store) or account id (Google Play) when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
     /// minus the skew. An order first seen with its receipt has no such
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
@@ -84,7 +85,8 @@ public struct DeliveryPlanner: Sendable {
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                  order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken else {
+                  order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken,
+                  order.accountID == nil || entry.accountID == order.accountID else {
                 index += 1
                 continue
             }

@@ -17,10 +17,14 @@ public struct OrderSnapshot: Sendable, Equatable {
     public var checkoutAtMilliseconds: Int64?
     /// The account token the order was enqueued with: when set, only a purchase carrying the same token pays it.
     public var appAccountToken: UUID?
+    /// The Google Play account id the order was enqueued with: when set, only a purchase whose
+    /// `obfuscatedExternalAccountId` equals it pays the order.
+    public var accountID: String?
 
     /// Creates a snapshot.
     public init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
-                checkoutAtMilliseconds: Int64? = nil, appAccountToken: UUID? = nil) {
+                checkoutAtMilliseconds: Int64? = nil, appAccountToken: UUID? = nil, accountID: String? = nil) {
+        self.accountID = accountID
         self.checkoutAtMilliseconds = checkoutAtMilliseconds
         self.appAccountToken = appAccountToken
         self.orderID = orderID

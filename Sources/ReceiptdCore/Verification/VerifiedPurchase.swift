@@ -18,13 +18,20 @@ public struct VerifiedPurchase: Sendable, Equatable {
     public var isCancelled: Bool
     /// The `appAccountToken` the app attached to the purchase, if any: the account that started it.
     public var appAccountToken: UUID?
+    /// Google Play's `obfuscatedExternalAccountId`, if the app set one: the account that started it.
+    public var accountID: String?
+    /// The store that vouched for it.
+    public var store: Store = .apple
     /// Fields in which two copies of this transaction in one answer disagree; such a transaction pays nothing.
     public var conflictingFields: [String] = []
 
     /// Creates a transaction.
     public init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
-                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false, appAccountToken: UUID? = nil) {
+                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false, appAccountToken: UUID? = nil, accountID: String? = nil,
+                store: Store = .apple) {
         self.appAccountToken = appAccountToken
+        self.accountID = accountID
+        self.store = store
         self.transactionID = transactionID
         self.originalTransactionID = originalTransactionID ?? transactionID
         self.productID = productID
@@ -33,9 +40,13 @@ public struct VerifiedPurchase: Sendable, Equatable {
         self.isCancelled = isCancelled
     }
 
-    /// True when the id has the form of a real App Store transaction id (decimal digits only).
+    /// True when the id has the form of a real one: decimal digits for the App Store; Google's ids (an `orderId`
+    /// or a token's digest) only need to be there.
     public var hasGenuineID: Bool {
-        !transactionID.isEmpty && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        switch store {
+        case .apple: !transactionID.isEmpty && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        case .google: !transactionID.isEmpty
+        }
     }
 
     /// Folds another copy of the same transaction into this one, as Apple may list it in both `in_app` and

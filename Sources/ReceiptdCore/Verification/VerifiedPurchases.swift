@@ -7,9 +7,16 @@ public struct VerifiedPurchases: Sendable, Equatable {
     public var environment: AppleEnvironment
     /// The app the answer is for, as the store named it.
     public var bundleID: String?
+    /// The store that answered.
+    public var store: Store
+    /// For a Google purchase that delivers: the call Google must still get (acknowledge or consume).
+    public var finalization: GoogleFinalization?
 
     /// Creates a value.
-    public init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?) {
+    public init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?, store: Store = .apple,
+                finalization: GoogleFinalization? = nil) {
+        self.store = store
+        self.finalization = finalization
         self.purchases = purchases
         self.environment = environment
         self.bundleID = bundleID
