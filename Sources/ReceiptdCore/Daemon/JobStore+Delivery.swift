@@ -142,7 +142,8 @@ extension JobStore {
         }
         var unclaimed: [String: [(String, JSONText.Value)]] = [:]
         for (answer, plan) in settled {
-            for entry in plan.unclaimed where !ledger.isDelivered(entry.transactionID) {
+            // A Google purchase that paid nothing is left unacknowledged, so Google refunds it: not a payment to assign.
+            for entry in plan.unclaimed where entry.store == .apple && !ledger.isDelivered(entry.transactionID) {
                 unclaimed[entry.transactionID] = [
                     ("transaction_id", .string(entry.transactionID)), ("product_id", .string(entry.productID)),
                     ("quantity", .optional(entry.quantity)), ("purchase_ms", .int(entry.purchaseDateMilliseconds ?? 0)),
