@@ -76,6 +76,12 @@ public final class GoogleFinalizer: Service {
     private func finalize(_ owed: Owed) async {
         var failure: String?
         do {
+            // A retry may follow a call Google received from a daemon that died before recording it: ask first, so a
+            // purchase is acknowledged once.
+            if owed.attempts > 1, try await alreadyFinalized(owed) {
+                try await markDone(owed)
+                return
+            }
             let answer = try await client.finalize(owed.action, productID: owed.productID, token: owed.token)
             if !(200..<300).contains(answer.status) {
                 failure = "Google Play \(owed.action.rawValue): HTTP \(answer.status)" + (answer.errorMessage.map { " (\($0))" } ?? "")
@@ -95,15 +101,27 @@ public final class GoogleFinalizer: Service {
                     WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
                     """, [owed.transactionID, owner, delay, failure])
             } else {
-                try await pool.execute("""
-                    UPDATE iap.google_finalizations SET done_at = now(), last_error = NULL, locked_by = NULL, locked_until = NULL
-                    WHERE transaction_id = $1 AND done_at IS NULL
-                    """, [owed.transactionID])
+                try await markDone(owed)
             }
         } catch {
             // The lease returns the row; Google accepts a second acknowledgement.
             logger.warning("could not record a Google acknowledgement; its lease returns it", metadata: [LogKey.error: "\(error)"])
         }
+    }
+
+    private func markDone(_ owed: Owed) async throws {
+        try await pool.execute("""
+            UPDATE iap.google_finalizations SET done_at = now(), last_error = NULL, locked_by = NULL, locked_until = NULL
+            WHERE transaction_id = $1 AND done_at IS NULL
+            """, [owed.transactionID])
+    }
+
+    /// Whether Google already reports the purchase acknowledged (or consumed).
+    private func alreadyFinalized(_ owed: Owed) async throws -> Bool {
+        let answer = try await client.purchase(productID: owed.productID, token: owed.token)
+        guard answer.status == 200, let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else { return false }
+        let key = owed.action == .consume ? "consumptionState" : "acknowledgementState"
+        return FlexibleJSON.integer(fields[key]) == 1
     }
 
     private func overdue() async throws -> Int {
