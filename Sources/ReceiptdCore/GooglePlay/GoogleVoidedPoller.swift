@@ -40,7 +40,7 @@ public final class GoogleVoidedPoller: Service {
     }
 
     /// One poll under the lock; `nil` when another daemon holds it. Returns the ledger rows marked.
-    func pollOnce(on connection: PostgresConnection) async throws -> Int? {
+    package func pollOnce(on connection: PostgresConnection) async throws -> Int? {
         guard try await connection.execute("SELECT pg_try_advisory_lock($1) AS locked", [Self.lockKey]).first?["locked"] == "t" else {
             return nil
         }
