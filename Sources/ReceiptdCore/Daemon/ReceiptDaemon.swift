@@ -61,7 +61,8 @@ public final class ReceiptDaemon: Service {
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
         companions = google.map { client in
             [GoogleFinalizer(connectionString: connectionString, client: client, owner: identity, backoff: configuration.backoff,
-                             pollInterval: .seconds(configuration.pollInterval), logger: logger, metrics: metrics),
+                             pollInterval: .seconds(configuration.pollInterval), lease: configuration.lease, logger: logger,
+                             metrics: metrics),
              GoogleVoidedPoller(connectionString: connectionString, client: client, interval: googlePlay.voidedInterval, logger: logger)]
         } ?? []
         self.metrics = metrics

@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// Works off `iap.google_finalizations`: every delivered Google purchase is acknowledged (or consumed), with
 /// retries and backoff, whichever daemon delivered it and whether or not that daemon is still alive. A row is
-/// claimed with a short lease, so a daemon that dies mid-call leaves it to the next.
+/// claimed for the daemon's lease, so a daemon that dies mid-call leaves it to the next.
 public final class GoogleFinalizer: Service {
     private let pool: DatabasePool
     private let client: GooglePlayClient
@@ -13,11 +13,12 @@ public final class GoogleFinalizer: Service {
     private let pollInterval: Duration
     private let logger: Logger
     private let metrics: ReceiptdMetrics
-    /// A claimed row is another daemon's again after this long.
-    static let lease: Double = 60
+    /// Seconds after which a claimed row is another daemon's again (`RECEIPTD_LEASE`).
+    private let lease: Double
 
-    init(connectionString: String, client: GooglePlayClient, owner: String, backoff: Backoff, pollInterval: Duration,
+    init(connectionString: String, client: GooglePlayClient, owner: String, backoff: Backoff, pollInterval: Duration, lease: Double,
          logger: Logger, metrics: ReceiptdMetrics) {
+        self.lease = lease
         pool = DatabasePool(connectionString: connectionString, maximumConnections: 2, sessionSettings: [("enable_seqscan", "off")])
         self.client = client
         self.owner = owner
@@ -66,7 +67,7 @@ public final class GoogleFinalizer: Service {
             SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = f.attempts + 1
             FROM due WHERE f.transaction_id = due.transaction_id
             RETURNING f.transaction_id, f.product_id, f.purchase_token, f.action, f.attempts
-            """, [owner, Self.batch, Self.lease]).namedRows.map { row in
+            """, [owner, Self.batch, lease]).namedRows.map { row in
             Owed(transactionID: try row.string("transaction_id"), productID: try row.string("product_id"),
                  token: try row.string("purchase_token"), action: GoogleFinalizeAction(rawValue: try row.string("action")) ?? .acknowledge,
                  attempts: try row.int("attempts"))
