@@ -12,7 +12,7 @@ public final class GoogleVoidedPoller: Service {
     private let interval: Duration
     private let logger: Logger
     /// `pg_try_advisory_lock` key: "receiptd google voided".
-    static let lockKey: Int64 = 0x7263_6474_766F_6964
+    package static let lockKey: Int64 = 0x7263_6474_766F_6964
     /// Google keeps voided purchases for 30 days: a first poll starts there.
     static let firstLookBack: Int64 = 30 * 86_400_000
 
