@@ -21,7 +21,7 @@ public struct GoogleServiceAccountKey: Sendable {
     public func json(tokenURI: String) -> String {
         let object: [String: String] = [
             "type": "service_account", "project_id": "receiptd-test", "private_key_id": "0123456789abcdef",
-            "private_key": privateKey.pemRepresentation, "client_email": clientEmail, "client_id": "1", "token_uri": tokenURI,
+            "private_key": privateKey.pkcs8PEMRepresentation, "client_email": clientEmail, "client_id": "1", "token_uri": tokenURI,
         ]
         let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
         return String(decoding: data, as: UTF8.self)
