@@ -35,7 +35,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     private func pad(_ cells: [String]) -> String {
-        let widths = [16, 8, 3, 9, 10, 9]
+        let widths = [18, 8, 3, 9, 10, 9]
         return cells.map(\.terminalSafe).enumerated().map { index, cell in
             index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
         }.joined(separator: " ")

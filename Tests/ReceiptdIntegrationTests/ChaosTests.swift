@@ -32,10 +32,11 @@ import Testing
     @Test func theDemoSettlesEveryOrderAsItsScenarioSays() async throws {
         let (rows, ledger, unclaimed) = try await DemoRun(logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
                                                           say: { _ in }).run()
-        #expect(rows.count == 20)
+        #expect(rows.count == 25)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-sk2-") }.count == 5)
+        #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 5)
         for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
-        #expect(ledger == 12)
+        #expect(ledger == 14)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"])
     }

@@ -1,0 +1,39 @@
+import FakeAppStore
+import Foundation
+
+extension DemoScenario {
+    /// One `iap.enqueue_google_purchase` call.
+    struct GoogleEnqueue {
+        var orderID: String
+        var userID: String
+        var productID: String
+        var token: SyntheticPurchaseToken
+        var accountID: String?
+    }
+
+    /// The outcome each Google Play order must end with.
+    static let expectedGoogleOutcomes: [String: String] = [
+        "demo-gp-purchased": "full", "demo-gp-pending": "full", "demo-gp-cancelled": "unmatched", "demo-gp-replay": "unmatched",
+        "demo-gp-account": "unmatched",
+    ]
+
+    /// Google Play orders: a purchase, one pending (cash) that Google later reports purchased, a cancelled one, the
+    /// first purchase's `orderId` sent again by another player, and a purchase made by another account than the
+    /// order's. Only the two that paid are acknowledged, once each.
+    static func googlePurchases() -> [GoogleEnqueue] {
+        let gems = "com.example.gems100"
+        return [
+            GoogleEnqueue(orderID: "demo-gp-purchased", userID: "rita", productID: gems,
+                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")),
+            GoogleEnqueue(orderID: "demo-gp-pending", userID: "sam", productID: gems,
+                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00002", pendingCalls: 1)),
+            GoogleEnqueue(orderID: "demo-gp-cancelled", userID: "tess", productID: gems,
+                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00003", state: 1)),
+            GoogleEnqueue(orderID: "demo-gp-replay", userID: "mallory", productID: gems,
+                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")),
+            GoogleEnqueue(orderID: "demo-gp-account", userID: "uma", productID: gems,
+                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00005", accountID: "someone-else"),
+                          accountID: "uma-account"),
+        ]
+    }
+}
