@@ -18,6 +18,27 @@ public struct BenchmarkRun: Sendable {
         self.say = say
     }
 
+    /// Google Play purchases against a stand-in Google Play in this process: this build only, acknowledged as they go.
+    private func googlePlayScenario(postgres: TemporaryPostgres, standIn: AppStoreStandIn, daemons: Int) async throws -> BenchmarkScenario {
+        let googlePlay = try GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        _ = try await googlePlay.start()
+        let files = try GooglePlayFiles(standIn: googlePlay)
+        defer { files.remove() }
+        do {
+            var unused = BenchmarkReport(command: "", orders: 0)
+            let scenario = try await BenchmarkScenarioRun(
+                benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: 0,
+                build: (name: "this", executable: executable), kind: .googlePurchase, storeEnvironment: files.environment
+            ).run(report: &unused, probes: false)
+            say(scenario.line)
+            try await googlePlay.shutdown()
+            return scenario
+        } catch {
+            try? await googlePlay.shutdown()
+            throw error
+        }
+    }
+
     /// Runs every scenario, then the ceiling; `command` is recorded in the report.
     public func run(command: String) async throws -> BenchmarkReport {
         // synchronous_commit on: every outcome is committed as a production server would commit it.
@@ -48,10 +69,11 @@ public struct BenchmarkRun: Sendable {
                     defer { files.remove() }
                     let scenario = try await BenchmarkScenarioRun(
                         benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: 0,
-                        build: (name: "this", executable: executable), kind: .transaction, files: files
+                        build: (name: "this", executable: executable), kind: .transaction, storeEnvironment: files.environment
                     ).run(report: &report, probes: false)
                     say(scenario.line)
                     report.scenarios.append(scenario)
+                    report.scenarios.append(try await googlePlayScenario(postgres: postgres, standIn: standIn, daemons: daemons))
                     say("offline verification of signed transactions, one core")
                     report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
                 }

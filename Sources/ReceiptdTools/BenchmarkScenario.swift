@@ -32,12 +32,13 @@ public struct BenchmarkScenario: Sendable, Codable {
     public var peakRSSMebibytes: Double
     /// Whether every outcome matched the mix.
     public var correct: Bool
-    /// What the orders carried: `receipt` (verifyReceipt) or `transaction` (signed transactions, verified offline).
+    /// What the orders carried: `receipt` (verifyReceipt), `transaction` (signed transactions, verified offline) or
+    /// `google_purchase` (Google Play purchase tokens).
     public var kind: JobKind = .receipt
 
     /// One line for progress output.
     public var line: String {
-        "\(build)\(kind == .transaction ? " (signed transactions)" : ""): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
+        "\(build)\(kind == .receipt ? "" : " (\(kind.rawValue))"): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
             + "latency p50/p90/p99/max \(latency.text) ms\(correct ? "" : ", OUTCOMES WRONG")"
     }
 }

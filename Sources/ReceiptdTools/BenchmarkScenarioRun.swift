@@ -13,14 +13,15 @@ struct BenchmarkScenarioRun {
     let latency: Int
     /// The `receiptd` that runs the daemons, and what the report calls it.
     let build: (name: String, executable: String)
-    /// What the orders carry; signed transactions need `files` for the daemons to trust the stand-in's chain.
+    /// What the orders carry; signed transactions and Google purchases need `storeEnvironment`, the variables that
+    /// point the daemons at the stand-ins' root and key files.
     var kind: JobKind = .receipt
-    var files: StoreKitFiles?
+    var storeEnvironment: [String: String] = [:]
 
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
-        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .transaction ? "_sk2" : "")",
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)",
                                                           migrator: build.name == "this" ? nil : build.executable)
         let url = postgres.connectionString(database: database)
         let concurrency = max(1, configuration.totalConcurrency / daemons)
@@ -61,7 +62,11 @@ struct BenchmarkScenarioRun {
             report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
         }
         benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
-        let mix = kind == .transaction ? "transaction=1" : "full=1"
+        let mix = switch kind {
+        case .receipt: "full=1"
+        case .transaction: "transaction=1"
+        case .googlePurchase: "google=1"
+        }
         let generator = LoadGenerator(
             configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: mix), signer: .chain(standIn.testChain)),
             databaseURL: url)
@@ -91,7 +96,7 @@ struct BenchmarkScenarioRun {
     }
 
     private func environment(_ url: String, concurrency: Int) -> [String: String] {
-        DaemonProcess.environment(database: url, standIn: standIn, overrides: (files?.environment ?? [:]).merging([
+        DaemonProcess.environment(database: url, standIn: standIn, overrides: storeEnvironment.merging([
             "RECEIPTD_CONCURRENCY": String(concurrency),
             // A transient failure retries within a second instead of minutes, so a scenario ends.
             "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",

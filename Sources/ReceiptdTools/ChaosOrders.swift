@@ -1,16 +1,17 @@
 import FakeAppStore
 import Foundation
+import ReceiptdCore
 
 /// The orders a chaos run enqueues, and what each must end as.
 struct ChaosOrders {
-    /// One `iap.enqueue_receipt` call, or with `isTransaction` one `iap.enqueue_transaction` call.
+    /// One `iap.enqueue_receipt`, `iap.enqueue_transaction` or `iap.enqueue_google_purchase` call, by `kind`.
     struct Enqueue {
         var orderID: String
         var userID: String
         var quantity: Int
         /// The receipt, or the signed transaction or transaction id.
         var receipt: String
-        var isTransaction = false
+        var kind: JobKind = .receipt
     }
 
     /// What the checks expect of an order (or of a pair of orders).
@@ -37,7 +38,7 @@ struct ChaosOrders {
     private(set) var expectations: [String: Expectation] = [:]
 
     /// `count` orders; a tenth are StoreKit 2 transactions, signed by `standIn`'s chain or registered with it
-    /// for a Server API lookup.
+    /// for a Server API lookup, and a tenth Google Play purchases.
     init(count: Int, standIn: AppStoreStandIn) {
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         func receipt(_ ids: [String], delay: Int? = nil) -> String {
@@ -49,6 +50,11 @@ struct ChaosOrders {
             let user = "user-\(index)"
             let transaction = String(2_000_000_000 + index * 10)
             switch index % 10 {
+            case 4:
+                // Google Play: the order is paid, and the purchase must be acknowledged exactly once.
+                let token = SyntheticPurchaseToken(productID: Self.product, orderID: "GPA.\(transaction)")
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: token.encoded(), kind: .googlePurchase))
+                expectations[order] = .full(transactionID: "GPA.\(transaction)")
             case 5:
                 // Alternately a signed transaction, verified offline, and a transaction id the daemons look up.
                 let payload = SignedTransactionPayload(transactionId: transaction, productId: Self.product)
@@ -59,7 +65,7 @@ struct ChaosOrders {
                     standIn.register(payload)
                     input = transaction
                 }
-                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, isTransaction: true))
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, kind: .transaction))
                 expectations[order] = .full(transactionID: transaction)
             case 6:
                 initial.append(Enqueue(orderID: order, userID: user, quantity: 2, receipt: receipt([transaction])))

@@ -1,3 +1,4 @@
+import FakeAppStore
 import Foundation
 import ReceiptdCore
 
@@ -19,6 +20,8 @@ public struct ChaosReport: Sendable {
     public var serverAPIRequests: Int
     /// Orders paid by a StoreKit 2 transaction (signed or looked up).
     public var transactionOrders: Int
+    /// Google Play purchases delivered, each of which Google must have acknowledged exactly once.
+    public var googleDeliveries: Int
     /// Ledger rows.
     public var deliveries: Int
     /// Orders per outcome.
@@ -28,7 +31,7 @@ public struct ChaosReport: Sendable {
 
     static func check(
         orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
-        gracefulExitCodes: [Int32?], apple: Int, serverAPI: Int, forgedCancels: Int
+        gracefulExitCodes: [Int32?], apple: Int, serverAPI: Int, googleFinalizations: [RecordedGoogleFinalization], forgedCancels: Int
     ) async throws -> ChaosReport {
         var violations: [String] = []
         let rows = try await connection.execute("""
@@ -57,6 +60,20 @@ public struct ChaosReport: Sendable {
         let unclean = gracefulExitCodes.filter { $0 != 0 }
         if !unclean.isEmpty { violations.append("daemons did not exit 0 on SIGTERM: \(unclean.map { $0.map(String.init) ?? "killed" })") }
 
+        // Every delivered Google purchase acknowledged exactly once (successful calls), and no other purchase at all.
+        let googleDelivered = try await connection.execute(
+            "SELECT transaction_id FROM iap.deliveries WHERE store = 'google'").rows.compactMap { $0[0] }
+        var acknowledged: [String: Int] = [:]
+        for call in googleFinalizations where call.httpStatus == 200 {
+            acknowledged[SyntheticPurchaseToken(token: call.token)?.orderID ?? call.token, default: 0] += 1
+        }
+        for transaction in googleDelivered where acknowledged[transaction] != 1 {
+            violations.append("Google purchase \(transaction) acknowledged \(acknowledged[transaction] ?? 0) times")
+        }
+        for (transaction, _) in acknowledged where !googleDelivered.contains(transaction) {
+            violations.append("Google purchase \(transaction) acknowledged but not delivered")
+        }
+
         var outcomes: [String: Int] = [:]
         for row in rows { outcomes[row["outcome"] ?? "none", default: 0] += 1 }
         let deliveries = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
@@ -65,6 +82,7 @@ public struct ChaosReport: Sendable {
             """).first?.int("n") ?? 0
         return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, forgedCancels: forgedCancels,
                            appleCalls: apple, serverAPIRequests: serverAPI, transactionOrders: transactionOrders,
+                           googleDeliveries: googleDelivered.count,
                            deliveries: deliveries, outcomes: outcomes, violations: violations)
     }
 
@@ -75,7 +93,7 @@ public struct ChaosReport: Sendable {
         return """
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
             deliveries: \(deliveries) (\(transactionOrders) orders by StoreKit 2 transaction); verifyReceipt calls: \(appleCalls); \
-            Server API calls: \(serverAPIRequests); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
+            Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """
     }

@@ -31,19 +31,29 @@ public struct ChaosRun {
                                  status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed, serverAPIKey: key.publicKey),
             logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await standIn.start()
+        let googlePlay = try GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        _ = try await googlePlay.start()
         let files = try StoreKitFiles(standIn: standIn, key: key)
-        defer { files.remove() }
+        let googleFiles = try GooglePlayFiles(standIn: googlePlay)
+        defer {
+            files.remove()
+            googleFiles.remove()
+        }
         do {
-            let report = try await run(postgres: postgres, standIn: standIn, files: files)
+            let report = try await run(postgres: postgres, standIn: standIn, googlePlay: googlePlay,
+                                       environment: files.environment.merging(googleFiles.environment) { $1 })
             try await standIn.shutdown()
+            try await googlePlay.shutdown()
             return report
         } catch {
             try? await standIn.shutdown()
+            try? await googlePlay.shutdown()
             throw error
         }
     }
 
-    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn, files: StoreKitFiles) async throws -> ChaosReport {
+    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn, googlePlay: GooglePlayStandIn,
+                     environment storeEnvironment: [String: String]) async throws -> ChaosReport {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
@@ -53,7 +63,7 @@ public struct ChaosRun {
 
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
-        let environment = daemonEnvironment(database: database, standIn: standIn).merging(files.environment) { $1 }
+        let environment = daemonEnvironment(database: database, standIn: standIn).merging(storeEnvironment) { $1 }
         var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
 
         let started = ContinuousClock.now
@@ -101,7 +111,9 @@ public struct ChaosRun {
                 connection = try await PostgresConnection.connect(database)
                 continue
             }
-            if open == 0 && replaced && restarted && outageDone { break }
+            let owed = (try? await connection.execute(
+                "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL").first?.int("n")) ?? 1
+            if open == 0 && owed == 0 && replaced && restarted && outageDone { break }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
@@ -109,7 +121,8 @@ public struct ChaosRun {
         let report = try await ChaosReport.check(
             orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
             gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count,
-            serverAPI: standIn.recordedServerAPIRequests().count, forgedCancels: forged)
+            serverAPI: standIn.recordedServerAPIRequests().count, googleFinalizations: googlePlay.recordedFinalizations(),
+            forgedCancels: forged)
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }
@@ -125,7 +138,11 @@ public struct ChaosRun {
     }
 
     private func enqueue(_ call: ChaosOrders.Enqueue, on connection: PostgresConnection) async throws {
-        let function = call.isTransaction ? "iap.enqueue_transaction" : "iap.enqueue_receipt"
+        let function = switch call.kind {
+        case .receipt: "iap.enqueue_receipt"
+        case .transaction: "iap.enqueue_transaction"
+        case .googlePurchase: "iap.enqueue_google_purchase"
+        }
         try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5)",
                                      [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity])
     }

@@ -1,3 +1,5 @@
+import ReceiptdCore
+
 /// One `iap.enqueue_receipt` or `iap.enqueue_transaction` call of a load run, as a row of the batch's `jsonb` parameter.
 struct LoadEnqueue: Codable, Sendable {
     /// Order id.
@@ -10,8 +12,8 @@ struct LoadEnqueue: Codable, Sendable {
     var r: String
     /// Quantity.
     var q: Int
-    /// True for an `iap.enqueue_transaction` call.
-    var isTransaction = false
+    /// Which enqueue function takes it.
+    var kind: JobKind = .receipt
 
     private enum CodingKeys: String, CodingKey { case o, u, p, r, q }
 }

@@ -13,6 +13,11 @@ public struct LoadGenerator: Sendable {
         SELECT iap.enqueue_transaction(x.o, x.u, x.p, x.r, x.q)
         FROM jsonb_to_recordset($1::jsonb) AS x(o text, u text, p text, r text, q int)
         """
+    /// The same for Google Play purchase tokens.
+    static let enqueueGooglePurchasesSQL = """
+        SELECT iap.enqueue_google_purchase(x.o, x.u, x.p, x.r, x.q)
+        FROM jsonb_to_recordset($1::jsonb) AS x(o text, u text, p text, r text, q int)
+        """
 
     let configuration: Configuration
     let databaseURL: String
@@ -83,8 +88,10 @@ public struct LoadGenerator: Sendable {
 
     /// One statement for the whole batch, retried when it loses a deadlock to a daemon (it changed nothing then).
     private func send(_ batch: [LoadEnqueue], on connection: PostgresConnection) async throws {
-        try await send(batch.filter { !$0.isTransaction }, statement: Self.enqueueSQL, on: connection)
-        try await send(batch.filter(\.isTransaction), statement: Self.enqueueTransactionsSQL, on: connection)
+        for (kind, statement) in [(JobKind.receipt, Self.enqueueSQL), (.transaction, Self.enqueueTransactionsSQL),
+                                  (.googlePurchase, Self.enqueueGooglePurchasesSQL)] {
+            try await send(batch.filter { $0.kind == kind }, statement: statement, on: connection)
+        }
     }
 
     private func send(_ batch: [LoadEnqueue], statement: String, on connection: PostgresConnection) async throws {

@@ -19,6 +19,8 @@ public struct LoadMix: Sendable, Equatable, CustomStringConvertible {
         case replace
         /// A StoreKit 2 signed transaction, verified offline: outcome `full`.
         case transaction
+        /// A Google Play purchase token (the stand-in's synthetic kind): outcome `full`, acknowledged.
+        case google
     }
 
     /// Weight per kind; missing kinds weigh 0.

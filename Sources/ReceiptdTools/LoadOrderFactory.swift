@@ -1,9 +1,10 @@
 import FakeAppStore
 import Foundation
+import ReceiptdCore
 
 /// Builds a load run's enqueue calls. The order id ends in the kind's code, so the outcome check
 /// needs nothing but the orders table: `-f` full, `-p` partial, `-n` no_in_app, `-r` replace,
-/// `-a`/`-b` the two orders of a replay pair, `-t` a signed transaction.
+/// `-a`/`-b` the two orders of a replay pair, `-t` a signed transaction, `-g` a Google Play purchase.
 struct LoadOrderFactory: Sendable {
     static let product = "com.example.gems100"
     /// Apple's wait for the first receipt of a `replace` order, so its replacement finds it in flight.
@@ -51,7 +52,12 @@ struct LoadOrderFactory: Sendable {
             guard let signer else { throw LoadError("mix: the transaction kind needs a signer (a stand-in that signs)") }
             let signed = try await signer.sign(SignedTransactionPayload(transactionId: transaction, productId: Self.product))
             var enqueue = call(order + "-t", user, signed)
-            enqueue.isTransaction = true
+            enqueue.kind = .transaction
+            return ([enqueue], nil)
+        case .google:
+            let token = SyntheticPurchaseToken(productID: Self.product, orderID: "GPA.\(transaction)")
+            var enqueue = call(order + "-g", user, token.encoded())
+            enqueue.kind = .googlePurchase
             return ([enqueue], nil)
         }
     }

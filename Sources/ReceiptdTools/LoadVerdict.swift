@@ -56,7 +56,7 @@ public struct LoadVerdict: Sendable, Codable {
         for (order, outcome) in byOrder.sorted(by: { $0.key < $1.key }) {
             let expected: String
             switch order.suffix(2) {
-            case "-f", "-r", "-t": expected = "full"
+            case "-f", "-r", "-t", "-g": expected = "full"
             case "-p": expected = "partial"
             case "-n": expected = "no_in_app"
             case "-a":

@@ -24,6 +24,8 @@ import Testing
         #expect(report.outcomes["full"] == 240)
         // A tenth of the orders are StoreKit 2 transactions, half of them looked up with the Server API.
         #expect(report.serverAPIRequests >= 15)
+        // A tenth are Google Play purchases, each delivered and acknowledged exactly once (checked in the report).
+        #expect(report.googleDeliveries == 30)
     }
 }
 
