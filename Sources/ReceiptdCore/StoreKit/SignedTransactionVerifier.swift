@@ -22,9 +22,9 @@ package final class SignedTransactionVerifier: Sendable {
     private static let chainCacheLimit = 32
 
     private let roots: CertificateStore
-    /// Verified (leaf, intermediate) pairs: the leaf's key and the instants their certificates are all valid, until
-    /// the entry expires.
-    private let verifiedChains = Mutex<[ChainKey: VerifiedChain]>([:])
+    /// Verified JWS headers (their base64url text): the leaf's key and the instants the chain's certificates are
+    /// all valid, until the entry expires.
+    private let verifiedChains = Mutex<[String: VerifiedChain]>([:])
 
     /// Creates a verifier that trusts `roots` (Apple Root CA - G3 in production).
     package init(roots: [Certificate]) {
@@ -34,16 +34,8 @@ package final class SignedTransactionVerifier: Sendable {
     /// The transaction in `jws`, once every check passed.
     package func verify(_ jws: String) async throws(Rejection) -> SignedTransaction {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64URL.decode(parts[0]), let payloadBytes = Base64URL.decode(parts[1]),
-              let signatureBytes = Base64URL.decode(parts[2]) else {
+        guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]), let signatureBytes = Base64URL.decode(parts[2]) else {
             throw Rejection(description: "signed transaction is not a compact JWS")
-        }
-        guard let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
-            throw Rejection(description: "signed transaction header is not JSON")
-        }
-        guard header.alg == "ES256" else { throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256") }
-        guard let x5c = header.x5c, x5c.count == 3 else {
-            throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
         }
         let transaction: SignedTransaction
         do {
@@ -51,7 +43,7 @@ package final class SignedTransactionVerifier: Sendable {
         } catch {
             throw Rejection(description: "signed transaction payload: \(error)")
         }
-        let key = try await verifiedKey(x5c: x5c, at: transaction.signedDate)
+        let key = try await verifiedKey(header: String(parts[0]), at: transaction.signedDate)
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
               key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
         else {
@@ -60,17 +52,24 @@ package final class SignedTransactionVerifier: Sendable {
         return transaction
     }
 
-    /// The leaf's key, once the chain verified to a trusted root at `date` with Apple's OIDs. A chain verified
-    /// in the last 15 minutes is not parsed or verified again (keyed by its certificates' text): only `date` is
-    /// checked against its certificates' validity.
-    private func verifiedKey(x5c: [String], at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
-        let cacheKey = ChainKey(leaf: x5c[0], intermediate: x5c[1])
+    /// The leaf's key, once the header is ES256 with three certificates whose chain verifies to a trusted root at
+    /// `date` with Apple's OIDs. A header verified in the last 15 minutes (Apple signs many transactions under
+    /// one) is not decoded, parsed or verified again: only `date` is checked against its certificates' validity.
+    private func verifiedKey(header text: String, at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
         let now = ContinuousClock.now
-        if let known = verifiedChains.withLock({ $0[cacheKey] }), known.expires > now {
+        if let known = verifiedChains.withLock({ $0[text] }), known.expires > now {
             guard known.validity.contains(date) else {
                 throw Rejection(description: "certificate chain is not valid at signedDate \(date)")
             }
             return known.key
+        }
+        guard let headerBytes = Base64URL.decode(Substring(text)),
+              let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
+            throw Rejection(description: "signed transaction header is not JSON")
+        }
+        guard header.alg == "ES256" else { throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256") }
+        guard let x5c = header.x5c, x5c.count == 3 else {
+            throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
         }
         let certificates: [Certificate]
         do {
@@ -104,7 +103,7 @@ package final class SignedTransactionVerifier: Sendable {
         verifiedChains.withLock { cache in
             if cache.count >= Self.chainCacheLimit { cache = cache.filter { $0.value.expires > now } }
             if cache.count < Self.chainCacheLimit {
-                cache[cacheKey] = VerifiedChain(key: key, validity: validity, expires: now + Self.chainCacheLifetime)
+                cache[text] = VerifiedChain(key: key, validity: validity, expires: now + Self.chainCacheLifetime)
             }
         }
         return key
@@ -113,12 +112,6 @@ package final class SignedTransactionVerifier: Sendable {
     private struct Header: Decodable {
         var alg: String?
         var x5c: [String]?
-    }
-
-    /// The leaf and intermediate as the JWS carries them (base64 DER).
-    private struct ChainKey: Hashable {
-        var leaf: String
-        var intermediate: String
     }
 
     private struct VerifiedChain {
