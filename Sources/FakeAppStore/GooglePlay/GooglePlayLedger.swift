@@ -1,96 +1,142 @@
 import Foundation
 import Synchronization
 
-/// The stand-in Google Play's state: access tokens issued, each token's lookups and finalization, voided
-/// purchases, and every call received.
+/// The stand-in Google Play's state behind one lock: the access tokens issued, what each purchase token has seen
+/// (calls, acknowledgement, consumption), the voided purchases, and every call received.
 final class GooglePlayLedger: Sendable {
+    /// What one purchase token has seen.
+    struct Purchase: Sendable {
+        /// `products.get` calls so far.
+        var lookups = 0
+        /// Acknowledged or consumed by a call that was answered 200.
+        var acknowledged = false
+        var consumed = false
+        /// Stands in for the purchase time of a hand-written token that names none.
+        var firstSeen = Date()
+    }
+
+    /// A voided purchase; `sequence` orders those voided in the same millisecond, for stable pages.
     struct Voided: Sendable {
         var token: String
         var orderID: String?
         var reason: Int
-        var voidedMilliseconds: Int64
         var purchaseMilliseconds: Int64
+        var voidedMilliseconds: Int64
+        var sequence: Int
     }
 
     private struct State {
         var accessTokens: [String: Date] = [:]
-        var lookups: [String: Int] = [:]
-        var acknowledged: Set<String> = []
-        var consumed: Set<String> = []
-        var failFinalizations = 0
-        var failStatus = 503
+        var purchases: [String: Purchase] = [:]
+        var pendingFailures = 0
+        var failureStatus = 503
         var voided: [Voided] = []
         var finalizations: [RecordedGoogleFinalization] = []
         var queries: [RecordedGooglePurchaseQuery] = []
         var tokenRequests: [RecordedGoogleTokenRequest] = []
+        var voidedQueries: [RecordedGoogleVoidedQuery] = []
     }
 
     private let state = Mutex(State())
 
+    /// Issues an opaque access token, valid for `lifetime` seconds unless revoked.
     func issueAccessToken(lifetime: TimeInterval) -> String {
-        let token = "ya29.test-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+        // SystemRandomNumberGenerator is cryptographically secure: the token cannot be guessed.
+        let token = "ya29.fake-" + (0..<3).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36) }.joined(separator: "-")
         state.withLock { $0.accessTokens[token] = Date() + lifetime }
         return token
     }
 
-    /// Why `bearer` is refused, or `nil` when it is a live token this stand-in issued.
-    func bearerFailure(_ authorization: String?) -> String? {
+    /// Why an `Authorization` header is refused, or `nil` when it bears a live access token issued here.
+    func bearerFailure(_ authorization: String?, now: Date = Date()) -> String? {
         guard let authorization, authorization.hasPrefix("Bearer ") else { return "no bearer token" }
         let token = String(authorization.dropFirst("Bearer ".count))
         return state.withLock { state in
             guard let expires = state.accessTokens[token] else { return "unknown or revoked access token" }
-            return expires > Date() ? nil : "expired access token"
+            return expires > now ? nil : "expired access token"
         }
     }
 
-    func revokeAccessTokens() { state.withLock { $0.accessTokens.removeAll() } }
+    func revokeAccessTokens() {
+        state.withLock { $0.accessTokens.removeAll() }
+    }
 
-    /// Counts a lookup of `token`; returns how many came before.
-    func countLookup(_ token: String) -> Int {
+    /// Counts a `products.get` call of `token`; returns what the token had seen before it.
+    func lookUp(_ token: String) -> Purchase {
         state.withLock { state in
-            defer { state.lookups[token, default: 0] += 1 }
-            return state.lookups[token, default: 0]
+            let before = state.purchases[token] ?? Purchase()
+            state.purchases[token] = before
+            state.purchases[token]?.lookups += 1
+            return before
         }
     }
 
-    func isAcknowledged(_ token: String) -> Bool { state.withLock { $0.acknowledged.contains(token) || $0.consumed.contains(token) } }
-    func isConsumed(_ token: String) -> Bool { state.withLock { $0.consumed.contains(token) } }
-
-    /// Records a finalization call; returns the failure status to answer when one is scripted.
-    func finalize(_ token: String, productID: String, action: RecordedGoogleFinalization.Action, status: (Int?) -> Int) -> Int {
+    /// Decides and records an acknowledge or consume call at once, so concurrent calls see each other: `decide`
+    /// answers from what the token has seen and the failure status pending from ``failFinalizations(_:status:)``,
+    /// if any (taken here). A 200 marks the token acknowledged (and consumed).
+    func finalize(
+        _ token: String, productID: String, action: RecordedGoogleFinalization.Action,
+        decide: (Purchase, _ failure: Int?) -> GooglePlayAnswer
+    ) -> GooglePlayAnswer {
         state.withLock { state in
-            var scripted: Int?
-            if state.failFinalizations > 0 {
-                state.failFinalizations -= 1
-                scripted = state.failStatus
+            var failure: Int?
+            if state.pendingFailures > 0 {
+                state.pendingFailures -= 1
+                failure = state.failureStatus
             }
-            let answered = status(scripted)
-            if answered == 200 || answered == 204 {
-                state.acknowledged.insert(token)
-                if action == .consume { state.consumed.insert(token) }
+            let answer = decide(state.purchases[token] ?? Purchase(), failure)
+            if answer.status == 200 {
+                state.purchases[token, default: Purchase()].acknowledged = true
+                if action == .consume { state.purchases[token]?.consumed = true }
             }
-            state.finalizations.append(RecordedGoogleFinalization(token: token, productID: productID, action: action,
-                                                                  httpStatus: answered, receivedAt: Date()))
-            return answered
+            state.finalizations.append(RecordedGoogleFinalization(
+                token: token, productID: productID, action: action, httpStatus: answer.status, receivedAt: Date()))
+            return answer
         }
     }
 
     func failFinalizations(_ count: Int, status: Int) {
         state.withLock {
-            $0.failFinalizations = count
-            $0.failStatus = status
+            $0.pendingFailures = max(0, count)
+            $0.failureStatus = status
         }
     }
 
-    func void(_ entry: Voided) { state.withLock { $0.voided.append(entry) } }
-
-    func voided(since start: Int64) -> [Voided] {
-        state.withLock { $0.voided.filter { $0.voidedMilliseconds >= start }.sorted { $0.voidedMilliseconds < $1.voidedMilliseconds } }
+    func void(token: String, orderID: String?, reason: Int, purchaseMilliseconds: Int64?, voidedMilliseconds: Int64) {
+        state.withLock { state in
+            let purchased = purchaseMilliseconds
+                ?? state.purchases[token].map { Int64($0.firstSeen.timeIntervalSince1970 * 1000) } ?? voidedMilliseconds
+            state.voided.append(Voided(token: token, orderID: orderID, reason: reason, purchaseMilliseconds: purchased,
+                                       voidedMilliseconds: voidedMilliseconds, sequence: state.voided.count))
+        }
     }
 
-    func record(_ query: RecordedGooglePurchaseQuery) { state.withLock { $0.queries.append(query) } }
-    func record(_ request: RecordedGoogleTokenRequest) { state.withLock { $0.tokenRequests.append(request) } }
+    /// The voided purchases in `range` of voided time, oldest first.
+    func voided(in range: ClosedRange<Int64>) -> [Voided] {
+        state.withLock { $0.voided }
+            .filter { range.contains($0.voidedMilliseconds) }
+            .sorted { ($0.voidedMilliseconds, $0.sequence) < ($1.voidedMilliseconds, $1.sequence) }
+    }
+
+    func record(_ query: RecordedGooglePurchaseQuery) {
+        state.withLock { $0.queries.append(query) }
+    }
+
+    func record(_ request: RecordedGoogleTokenRequest) {
+        state.withLock { $0.tokenRequests.append(request) }
+    }
+
+    func record(_ query: RecordedGoogleVoidedQuery) {
+        state.withLock { $0.voidedQueries.append(query) }
+    }
+
+    /// Records an acknowledge or consume call refused before ``finalize(_:productID:action:decide:)`` (bearer, package).
+    func record(_ finalization: RecordedGoogleFinalization) {
+        state.withLock { $0.finalizations.append(finalization) }
+    }
+
     var finalizations: [RecordedGoogleFinalization] { state.withLock { $0.finalizations } }
     var queries: [RecordedGooglePurchaseQuery] { state.withLock { $0.queries } }
     var tokenRequests: [RecordedGoogleTokenRequest] { state.withLock { $0.tokenRequests } }
+    var voidedQueries: [RecordedGoogleVoidedQuery] { state.withLock { $0.voidedQueries } }
 }

@@ -5,77 +5,90 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 
-/// A local stand-in for Google Play's Android Publisher API and OAuth token endpoint, for tests, the demo and
-/// load runs (never production): `purchases.products.get` for ``SyntheticPurchaseToken``s, acknowledge and
-/// consume, voided purchases, and a token endpoint that checks RS256 assertions against its own service account.
+/// A local stand-in for Google Play's Android Publisher API and OAuth 2.0 token endpoint, serving
+/// ``SyntheticPurchaseToken``s, for tests, the demo and load runs (never production).
+///
+/// Serves on one port:
+/// - `POST /token`, the JWT bearer grant: an assertion ``GoogleAssertionCheck`` accepts (RS256 by
+///   ``serviceAccount``, `aud` ``tokenURL``, …) gets 200 `{"access_token":…,"expires_in":…,"token_type":"Bearer"}`;
+///   any other 400 `{"error":"invalid_grant","error_description":<why>}`. See ``recordedTokenRequests()``.
+/// - Under `/androidpublisher/v3/applications/{package}/purchases/`, every call wanting an access token issued here,
+///   live and not revoked (else 401 with Google's error JSON), and ``Configuration/packageName`` (else 403):
+///   - `GET products/{productId}/tokens/{token}`: a token that is not synthetic is 404; then the token's script
+///     step; a product other than the token's is 400; else 200 `androidpublisher#productPurchase`.
+///     See ``recordedPurchaseQueries()``.
+///   - `POST products/{productId}/tokens/{token}:acknowledge` (200 `{}`) and `:consume` (200, empty body):
+///     the next failure set by ``failFinalizations(_:status:)`` first; a purchase not purchased (yet) is 400
+///     `FAILED_PRECONDITION`. Repeating one is answered 200 again. See ``recordedFinalizations()``.
+///   - `GET voidedpurchases?startTime=&endTime=&maxResults=&token=`: what ``void(token:orderID:reason:at:)``
+///     registered, oldest first, paged; `{}` when there is none. See ``recordedVoidedQueries()``.
+/// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…}`: voids for other processes; 204.
+/// - `GET /healthz`.
+///
+/// Anything else is a 404.
 public final class GooglePlayStandIn: Sendable {
-    /// Where it listens and how it answers.
-    public struct Configuration: Sendable {
-        /// Address to bind.
-        public var host: String
-        /// Port to bind; 0 picks a free one.
-        public var port: Int
-        /// The only package it knows; others are answered 403.
-        public var packageName: String
-        /// Seconds an access token lives.
-        public var accessTokenLifetimeSeconds: Int
-        /// Voided purchases per page.
-        public var voidedPageSize: Int
-
-        /// Creates a configuration.
-        public init(host: String = "127.0.0.1", port: Int = 0, packageName: String = "com.example.game",
-                    accessTokenLifetimeSeconds: Int = 3600, voidedPageSize: Int = 1000) {
-            self.host = host
-            self.port = port
-            self.packageName = packageName
-            self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
-            self.voidedPageSize = voidedPageSize
-        }
-    }
-
-    /// The service account whose assertions it accepts.
+    /// The service account whose assertions the token endpoint accepts; give the daemon ``writeServiceAccount(toFile:)``'s file.
     public let serviceAccount: GoogleServiceAccountKey
     let configuration: Configuration
     let ledger = GooglePlayLedger()
     private let logger: Logger
+    private let connections = ConnectionRegistry()
+    /// The listening channel while serving.
     private let listener = Mutex<(any Channel)?>(nil)
+    /// The port actually bound, kept after shutdown so URLs stay printable.
     private let boundPort = Mutex<Int?>(nil)
 
     /// Creates a stand-in with a fresh service account; nothing is bound until ``start()``.
-    public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) throws {
+    public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) {
         self.configuration = configuration
         self.logger = logger
-        serviceAccount = try GoogleServiceAccountKey.generate()
+        do {
+            serviceAccount = try GoogleServiceAccountKey.generate()
+        } catch {
+            // A fresh RSA 2048 key: generation fails only if the platform's crypto is broken.
+            preconditionFailure("GoogleServiceAccountKey failed to generate: \(error)")
+        }
     }
 
-    /// Binds and serves; returns the port.
+    /// Binds and starts serving on `MultiThreadedEventLoopGroup.singleton`; returns the bound port.
+    ///
+    /// Calling it again while serving returns the same port.
     public func start() async throws -> Int {
-        if let port = boundPort.withLock({ $0 }), listener.withLock({ $0 != nil }) { return port }
+        if listener.withLock({ $0 != nil }), let port = boundPort.withLock({ $0 }) {
+            return port
+        }
+        let (connections, logger) = (self.connections, self.logger)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(GooglePlayHandler(standIn: self))
+                connections.register(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
+                    try pipeline.addHandler(GooglePlayHandler(standIn: self, logger: logger))
                 }
             }
             .bind(host: configuration.host, port: configuration.port)
             .get()
+        let port = channel.localAddress?.port ?? configuration.port
         listener.withLock { $0 = channel }
-        boundPort.withLock { $0 = channel.localAddress?.port ?? configuration.port }
-        logger.info("fake Google Play listening", metadata: ["url": "\(baseURL)"])
-        return boundPort.withLock { $0 } ?? configuration.port
+        boundPort.withLock { $0 = port }
+        logger.info("fake Google Play listening", metadata: ["url": "\(baseURL)", "package": "\(configuration.packageName)"])
+        return port
     }
 
-    /// Stops listening.
+    /// Closes the listening channel and every open connection.
     public func shutdown() async throws {
         if let channel = listener.withLock({ $0.take() }) {
-            try await channel.close()
+            channel.close(promise: nil)
+            try await channel.closeFuture.get()
         }
+        await connections.closeAll()
     }
 
-    /// Serves until the calling task is cancelled (for the CLI).
+    /// Starts, serves until the surrounding task is cancelled, then shuts down. For the CLI.
     public func run() async throws {
         _ = try await start()
         guard let channel = listener.withLock({ $0 }) else { return }
@@ -84,45 +97,78 @@ public final class GooglePlayStandIn: Sendable {
         } onCancel: {
             channel.close(promise: nil)
         }
+        try await shutdown()
     }
 
-    /// `http://HOST:PORT`: the daemon's `GOOGLE_PLAY_API_URL`.
+    /// `http://HOST:PORT`, the daemon's `GOOGLE_PLAY_API_URL`; the port is right once ``start()`` returned.
     public var baseURL: String {
+        let port = boundPort.withLock { $0 } ?? configuration.port
+        // IPv6 literals need brackets inside a URL.
         let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(boundPort.withLock { $0 } ?? configuration.port)"
+        return "http://\(host):\(port)"
     }
 
-    /// The token endpoint, as the service-account file names it.
-    public var tokenURL: String { baseURL + "/token" }
+    /// `baseURL + "/token"`: the key file's `token_uri`, and the `aud` assertions must name.
+    public var tokenURL: String {
+        baseURL + "/token"
+    }
 
-    /// The package it serves.
-    public var packageName: String { configuration.packageName }
+    /// The only package served (``Configuration/packageName``).
+    public var packageName: String {
+        configuration.packageName
+    }
 
-    /// Writes the service-account key file (mode 0600), naming this stand-in's token endpoint; after ``start()``.
+    /// Writes ``serviceAccount`` as a key file naming ``tokenURL`` (so after ``start()``), readable by its owner only
+    /// (mode 0600), replacing any file there.
     public func writeServiceAccount(toFile path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: Data(serviceAccount.json(tokenURI: tokenURL).utf8),
-                                             attributes: [.posixPermissions: 0o600]) else {
+        let manager = FileManager.default
+        if manager.fileExists(atPath: path) {
+            try manager.removeItem(atPath: path)
+        }
+        // Created with its final mode, so the key is never readable by others, even briefly.
+        guard manager.createFile(
+            atPath: path, contents: Data(serviceAccount.json(tokenURI: tokenURL).utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
     }
 
-    /// Makes every access token issued so far invalid: the next API call is answered 401.
-    public func revokeAccessTokens() { ledger.revokeAccessTokens() }
-
-    /// The next `count` acknowledge or consume calls fail with `status`.
-    public func failFinalizations(_ count: Int, status: Int = 503) { ledger.failFinalizations(count, status: status) }
-
-    /// Voids a purchase: `voidedpurchases.list` reports it from now on.
-    public func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
-        let milliseconds = Int64(date.timeIntervalSince1970 * 1000)
-        ledger.void(.init(token: token, orderID: orderID, reason: reason, voidedMilliseconds: milliseconds,
-                          purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds ?? milliseconds))
+    /// Makes every access token issued so far invalid: calls bearing one are answered 401 until a new one is granted.
+    public func revokeAccessTokens() {
+        ledger.revokeAccessTokens()
     }
 
-    /// Every acknowledge and consume call.
-    public func recordedFinalizations() -> [RecordedGoogleFinalization] { ledger.finalizations }
-    /// Every `purchases.products.get` call.
-    public func recordedPurchaseQueries() -> [RecordedGooglePurchaseQuery] { ledger.queries }
-    /// Every token request.
-    public func recordedTokenRequests() -> [RecordedGoogleTokenRequest] { ledger.tokenRequests }
+    /// Answers the next `count` acknowledge or consume calls (past the bearer and package checks) with `status` and
+    /// Google's error body for it, without effect; 0 ends a run of failures early.
+    public func failFinalizations(_ count: Int, status: Int = 503) {
+        ledger.failFinalizations(count, status: status)
+    }
+
+    /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and
+    /// `purchaseTimeMillis` the synthetic token's (else when the stand-in first saw the token, else `date`).
+    public func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
+        ledger.void(token: token, orderID: orderID, reason: reason,
+                    purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds,
+                    voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000))
+    }
+
+    /// Every acknowledge and consume call received so far, refused ones too, in arrival order.
+    public func recordedFinalizations() -> [RecordedGoogleFinalization] {
+        ledger.finalizations
+    }
+
+    /// Every `purchases.products.get` call received so far, in arrival order.
+    public func recordedPurchaseQueries() -> [RecordedGooglePurchaseQuery] {
+        ledger.queries
+    }
+
+    /// Every token endpoint call received so far, in arrival order.
+    public func recordedTokenRequests() -> [RecordedGoogleTokenRequest] {
+        ledger.tokenRequests
+    }
+
+    /// Every `voidedpurchases.list` call received so far, in arrival order.
+    public func recordedVoidedQueries() -> [RecordedGoogleVoidedQuery] {
+        ledger.voidedQueries
+    }
 }

@@ -1,29 +1,41 @@
 import _CryptoExtras
 import Foundation
 
-/// A service-account key like the JSON Google Cloud hands out, made up for the stand-in: the daemon signs its
-/// token requests with it, and the stand-in checks them against its public half.
+/// A made-up service-account key shaped like the JSON file Google Cloud hands out: the daemon signs its token
+/// requests (RS256 assertions) with it, and the stand-in Google Play checks them against its public half.
 public struct GoogleServiceAccountKey: Sendable {
-    /// `client_email`.
+    /// `client_email`, the `iss` the assertions must carry.
     public let clientEmail = "receiptd-test@receiptd-test.iam.gserviceaccount.com"
+    /// `private_key_id`: 40 hex digits, like Google's.
+    public let privateKeyID: String
     /// The RSA 2048 key.
     public let privateKey: _RSA.Signing.PrivateKey
 
     /// A fresh key.
     public static func generate() throws -> GoogleServiceAccountKey {
-        GoogleServiceAccountKey(privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let id = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
+        return GoogleServiceAccountKey(privateKeyID: id, privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
     }
 
-    /// The public half.
-    public var publicKey: _RSA.Signing.PublicKey { privateKey.publicKey }
+    /// The public half, which the stand-in checks assertions with.
+    public var publicKey: _RSA.Signing.PublicKey {
+        privateKey.publicKey
+    }
 
-    /// The key file's JSON, naming `tokenURI` as its token endpoint.
+    /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), as in Google's key files.
+    public var privateKeyPEM: String {
+        privateKey.pkcs8PEMRepresentation
+    }
+
+    /// The key file's JSON, naming `tokenURI` as the token endpoint (`token_uri`).
     public func json(tokenURI: String) -> String {
-        let object: [String: String] = [
-            "type": "service_account", "project_id": "receiptd-test", "private_key_id": "0123456789abcdef",
-            "private_key": privateKey.pkcs8PEMRepresentation, "client_email": clientEmail, "client_id": "1", "token_uri": tokenURI,
+        let fields = [
+            "type": "service_account", "project_id": "receiptd-test", "private_key_id": privateKeyID,
+            "private_key": privateKeyPEM, "client_email": clientEmail, "client_id": "1", "token_uri": tokenURI,
         ]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data()
-        return String(decoding: data, as: UTF8.self)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a dictionary of strings cannot fail.
+        return String(decoding: (try? encoder.encode(fields)) ?? Data(), as: UTF8.self)
     }
 }

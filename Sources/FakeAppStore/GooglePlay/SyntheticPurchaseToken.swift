@@ -1,35 +1,53 @@
 import Foundation
 
-/// A purchase token the stand-in Google Play understands: base64url JSON saying what `purchases.products.get`
-/// answers, so tools in other processes need no registration.
+/// A purchase token the stand-in Google Play understands without registration: `synthetic.` and the base64url
+/// JSON of what `purchases.products.get` should answer, so tools in other processes can make them too.
+///
+/// In JSON (what other tools write by hand): `product_id`, `order_id`, `state`, `pending_calls`, `quantity`,
+/// `account_id`, `purchase_time_ms`, `acknowledged`, `test_purchase`, `script` (``ScriptStep``s), `nonce`;
+/// every one may be left out.
 public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
-    /// The product the purchase is for; a lookup under another product is answered 400.
+    /// The product the purchase is for; a call naming another product in its path is answered 400.
+    /// `nil` accepts any product.
     public var productID: String?
-    /// `orderId`; `nil` answers none, as for Google's test purchases.
+    /// `orderId`; `nil` answers none, as Google does for license testers' purchases.
     public var orderID: String?
     /// `purchaseState`: 0 purchased, 1 cancelled, 2 pending.
-    public var state: Int?
-    /// The first this many lookups answer state 2 (pending), later ones `state`.
+    public var state: Int
+    /// The first this many `products.get` calls of the token (scripted ones included) answer state 2 (pending),
+    /// later ones ``state``; acknowledge and consume are refused until then.
     public var pendingCalls: Int?
     /// `quantity`; absent from the answer when `nil`.
     public var quantity: Int?
-    /// `obfuscatedExternalAccountId`.
+    /// `obfuscatedExternalAccountId`; absent when `nil`.
     public var accountID: String?
-    /// `purchaseTimeMillis`; `nil` means when the token was made.
+    /// `purchaseTimeMillis` (answered as a string, as Google does); ``init(productID:orderID:state:pendingCalls:quantity:accountID:purchaseTimeMilliseconds:acknowledged:testPurchase:script:)``
+    /// sets it to now, and a hand-written token without it answers when the stand-in first saw it.
     public var purchaseTimeMilliseconds: Int64?
-    /// Google already reports it acknowledged.
+    /// Google already reports it acknowledged (`acknowledgementState` 1) before any acknowledge call.
     public var acknowledged: Bool?
-    /// A license tester's purchase (`purchaseType` 0).
+    /// A license tester's purchase: the answer has `purchaseType` 0.
     public var testPurchase: Bool?
-    /// Per lookup of this token: `http` (with Google's error body), `retry_after`, `reset`, `delay_ms`.
+    /// One step per `products.get` call of this token: `http` (answered with Google's error body for that status),
+    /// `retry_after` (sent verbatim), `reset`, `raw`, `delay_ms`. A step without an answer, and calls past the
+    /// script, answer normally.
     public var script: [ScriptStep]?
-    /// Makes equal specifications distinct tokens.
+    /// Random, so equal specifications still make distinct tokens.
     public var nonce: String?
 
     /// Creates a token specification; by default a purchased, unacknowledged purchase made now.
-    public init(productID: String? = nil, orderID: String? = nil, state: Int? = nil, pendingCalls: Int? = nil, quantity: Int? = nil,
-                accountID: String? = nil, purchaseTimeMilliseconds: Int64? = nil, acknowledged: Bool? = nil, testPurchase: Bool? = nil,
-                script: [ScriptStep]? = nil) {
+    public init(
+        productID: String? = nil,
+        orderID: String? = nil,
+        state: Int = 0,
+        pendingCalls: Int? = nil,
+        quantity: Int? = nil,
+        accountID: String? = nil,
+        purchaseTimeMilliseconds: Int64? = nil,
+        acknowledged: Bool? = nil,
+        testPurchase: Bool? = nil,
+        script: [ScriptStep]? = nil
+    ) {
         self.productID = productID
         self.orderID = orderID
         self.state = state
@@ -43,23 +61,53 @@ public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
         nonce = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
-    /// `synthetic.` and base64url of the JSON, sorted keys: only `[A-Za-z0-9._-]`.
-    public func encoded() -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(self)) ?? Data()
-        return "synthetic." + Base64URL.encode(data)
-    }
-
-    /// Reads a token made by ``encoded()``; `nil` for any other.
+    /// Reads a token made by ``encoded()`` (or by hand the same way); `nil` for any other token.
     public init?(token: String) {
-        guard token.hasPrefix("synthetic."), let data = Base64URL.decode(token.dropFirst("synthetic.".count)),
-              let decoded = try? JSONDecoder().decode(SyntheticPurchaseToken.self, from: data) else { return nil }
+        guard token.hasPrefix(Self.prefix), let data = Base64URL.decode(token.dropFirst(Self.prefix.count)),
+              let decoded = try? JSONDecoder().decode(SyntheticPurchaseToken.self, from: data)
+        else { return nil }
         self = decoded
     }
 
+    /// Reads the JSON leniently: every field may be absent, `state` then being 0.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        productID = try container.decodeIfPresent(String.self, forKey: .productID)
+        orderID = try container.decodeIfPresent(String.self, forKey: .orderID)
+        state = try container.decodeIfPresent(Int.self, forKey: .state) ?? 0
+        pendingCalls = try container.decodeIfPresent(Int.self, forKey: .pendingCalls)
+        quantity = try container.decodeIfPresent(Int.self, forKey: .quantity)
+        accountID = try container.decodeIfPresent(String.self, forKey: .accountID)
+        purchaseTimeMilliseconds = try container.decodeIfPresent(Int64.self, forKey: .purchaseTimeMilliseconds)
+        acknowledged = try container.decodeIfPresent(Bool.self, forKey: .acknowledged)
+        testPurchase = try container.decodeIfPresent(Bool.self, forKey: .testPurchase)
+        script = try container.decodeIfPresent([ScriptStep].self, forKey: .script)
+        nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+    }
+
+    /// `synthetic.` and the unpadded base64url of the JSON with sorted keys: only `[A-Za-z0-9._-]`, so it goes
+    /// into a URL path as it is.
+    public func encoded() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Strings, numbers and booleans only: encoding cannot fail.
+        return Self.prefix + Base64URL.encode((try? encoder.encode(self)) ?? Data())
+    }
+
+    /// What every synthetic token starts with.
+    static let prefix = "synthetic."
+
     private enum CodingKeys: String, CodingKey {
-        case productID = "product_id", orderID = "order_id", state, pendingCalls = "pending_calls", quantity, accountID = "account_id"
-        case purchaseTimeMilliseconds = "purchase_time_ms", acknowledged, testPurchase = "test_purchase", script, nonce
+        case productID = "product_id"
+        case orderID = "order_id"
+        case state
+        case pendingCalls = "pending_calls"
+        case quantity
+        case accountID = "account_id"
+        case purchaseTimeMilliseconds = "purchase_time_ms"
+        case acknowledged
+        case testPurchase = "test_purchase"
+        case script
+        case nonce
     }
 }

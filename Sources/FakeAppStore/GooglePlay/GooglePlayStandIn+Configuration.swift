@@ -1,0 +1,34 @@
+extension GooglePlayStandIn {
+    /// Where the stand-in Google Play listens and how it answers.
+    public struct Configuration: Sendable {
+        /// Address to bind.
+        public var host: String
+        /// Port to bind; 0 picks a free one.
+        public var port: Int
+        /// The only package it serves; calls for another are answered 403.
+        public var packageName: String
+        /// Seconds an access token lives (`expires_in`).
+        public var accessTokenLifetimeSeconds: Int
+        /// Wait before every answer of the token endpoint and the API, in milliseconds, on top of any `delay_ms`.
+        public var latency: Int
+        /// Voided purchases a page at most, whatever `maxResults` asks.
+        public var voidedPageSize: Int
+
+        /// Creates a configuration; the defaults serve `com.example.game` on a free port of the loopback.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            packageName: String = "com.example.game",
+            accessTokenLifetimeSeconds: Int = 3600,
+            latency: Int = 0,
+            voidedPageSize: Int = 1000
+        ) {
+            self.host = host
+            self.port = port
+            self.packageName = packageName
+            self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
+            self.latency = latency
+            self.voidedPageSize = voidedPageSize
+        }
+    }
+}
