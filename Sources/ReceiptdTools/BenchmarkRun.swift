@@ -20,7 +20,7 @@ public struct BenchmarkRun: Sendable {
 
     /// Google Play purchases against a stand-in Google Play in this process: this build only, acknowledged as they go.
     private func googlePlayScenario(postgres: TemporaryPostgres, standIn: AppStoreStandIn, daemons: Int) async throws -> BenchmarkScenario {
-        let googlePlay = try GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let googlePlay = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await googlePlay.start()
         let files = try GooglePlayFiles(standIn: googlePlay)
         defer { files.remove() }

@@ -31,7 +31,7 @@ public struct ChaosRun {
                                  status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed, serverAPIKey: key.publicKey),
             logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await standIn.start()
-        let googlePlay = try GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let googlePlay = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
         _ = try await googlePlay.start()
         let files = try StoreKitFiles(standIn: standIn, key: key)
         let googleFiles = try GooglePlayFiles(standIn: googlePlay)

@@ -43,7 +43,7 @@ public struct DemoRun {
                                                            serverAPIKey: serverAPIKey.publicKey),
                                       logger: logger)
         _ = try await standIn.start()
-        let googlePlay = try GooglePlayStandIn(logger: logger)
+        let googlePlay = GooglePlayStandIn(logger: logger)
         _ = try await googlePlay.start()
         let client = HTTPClient.makeForApple(concurrency: 16)
         do {
@@ -152,6 +152,10 @@ public struct DemoRun {
     private func enqueueGooglePurchases(on connection: PostgresConnection) async throws {
         let calls = DemoScenario.googlePurchases()
         for call in calls {
+            if call.orderID == "demo-gp-replay" {
+                // The replayed orderId comes after the purchase it copies has settled, as a replay does.
+                try await waitForOutcome(of: "demo-gp-purchased", on: connection)
+            }
             try await connection.execute("SELECT iap.enqueue_google_purchase($1, $2, $3, $4, 1, $5)",
                                          [call.orderID, call.userID, call.productID, call.token.encoded(), call.accountID])
         }
@@ -170,6 +174,17 @@ public struct DemoRun {
         }
     }
 
+    private func waitForOutcome(of order: String, on connection: PostgresConnection) async throws {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if try await connection.execute("SELECT 1 FROM iap.orders WHERE order_id = $1 AND outcome IS NOT NULL", [order]).first != nil {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw ToolError("demo: \(order) has no outcome after 30 s")
+    }
+
     /// Waits until every delivered Google purchase is acknowledged, then says how many calls Google got.
     private func waitForAcknowledgements(on connection: PostgresConnection, googlePlay: GooglePlayStandIn, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
@@ -179,7 +194,7 @@ public struct DemoRun {
             if owed == 0 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
-        let calls = googlePlay.recordedFinalizations()
+        let calls = googlePlay.recordedFinalizations().filter { $0.httpStatus == 200 }
         let tokens = Set(calls.map(\.token)).count
         say("Google Play: \(calls.count) acknowledgement(s) for \(tokens) delivered purchase(s), each once; none for what paid nothing")
         if calls.count != tokens || tokens != 2 { throw ToolError("demo: Google acknowledgements are not one per delivered purchase") }

@@ -13,7 +13,7 @@ import Testing
         _ body: (Fixture, GooglePlayStandIn, ReceiptdSettings) async throws -> Void
     ) async throws {
         try await Fixture.with { f in
-            let google = try GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let google = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
             _ = try await google.start()
             let settings = f.settings {
                 $0.googlePlay.serviceAccount = try? GoogleServiceAccount(json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8))

@@ -37,13 +37,25 @@ package final class SignedTransactionVerifier: Sendable {
         guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]), let signatureBytes = Base64URL.decode(parts[2]) else {
             throw Rejection(description: "signed transaction is not a compact JWS")
         }
+        // The header first (its checks come first), unless it is one verified a moment ago.
+        let headerText = String(parts[0])
+        let known = verifiedChains.withLock { $0[headerText] }.flatMap { $0.expires > .now ? $0 : nil }
+        let x5c = known == nil ? try Self.certificates(inHeader: headerText) : []
         let transaction: SignedTransaction
         do {
             transaction = try SignedTransaction(json: payloadBytes)
         } catch {
             throw Rejection(description: "signed transaction payload: \(error)")
         }
-        let key = try await verifiedKey(header: String(parts[0]), at: transaction.signedDate)
+        let key: P256.Signing.PublicKey
+        if let known {
+            guard known.validity.contains(transaction.signedDate) else {
+                throw Rejection(description: "certificate chain is not valid at signedDate \(transaction.signedDate)")
+            }
+            key = known.key
+        } else {
+            key = try await verifiedKey(header: headerText, x5c: x5c, at: transaction.signedDate)
+        }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
               key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
         else {
@@ -52,17 +64,8 @@ package final class SignedTransactionVerifier: Sendable {
         return transaction
     }
 
-    /// The leaf's key, once the header is ES256 with three certificates whose chain verifies to a trusted root at
-    /// `date` with Apple's OIDs. A header verified in the last 15 minutes (Apple signs many transactions under
-    /// one) is not decoded, parsed or verified again: only `date` is checked against its certificates' validity.
-    private func verifiedKey(header text: String, at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
-        let now = ContinuousClock.now
-        if let known = verifiedChains.withLock({ $0[text] }), known.expires > now {
-            guard known.validity.contains(date) else {
-                throw Rejection(description: "certificate chain is not valid at signedDate \(date)")
-            }
-            return known.key
-        }
+    /// The header's `x5c`, once it says ES256 and holds three certificates.
+    private static func certificates(inHeader text: String) throws(Rejection) -> [String] {
         guard let headerBytes = Base64URL.decode(Substring(text)),
               let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
             throw Rejection(description: "signed transaction header is not JSON")
@@ -71,6 +74,14 @@ package final class SignedTransactionVerifier: Sendable {
         guard let x5c = header.x5c, x5c.count == 3 else {
             throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
         }
+        return x5c
+    }
+
+    /// The leaf's key, once the chain in `x5c` verifies to a trusted root at `date` with Apple's OIDs; remembered
+    /// for 15 minutes under the header's text (Apple signs many transactions under one header), after which a
+    /// known header is neither decoded nor verified again: only `date` is checked against its validity.
+    private func verifiedKey(header text: String, x5c: [String], at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
+        let now = ContinuousClock.now
         let certificates: [Certificate]
         do {
             certificates = try x5c.prefix(2).map { entry in
