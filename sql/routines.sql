@@ -593,6 +593,8 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
+        -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
+        GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;

@@ -182,6 +182,23 @@ import Testing
         }
     }
 
+    @Test func theWorkerRoleSettlesAcknowledgesAndRecordsRefunds() async throws {
+        try await Self.withGooglePlay { f, google, settings in
+            let worker = try await f.loginRole(in: "receiptd_worker")
+            var asWorker = settings
+            asWorker.databaseURL = worker
+            let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.60")
+            try await enqueue(f, "least-privilege", token: token)
+            try await f.withDaemons(settings: asWorker) { _ in
+                try await f.waitUntilSettled()
+                try await f.waitUntil { try await f.value("SELECT done_at IS NOT NULL FROM iap.google_finalizations") == "t" }
+                google.void(token: token.encoded(), orderID: "GPA.60", reason: 7)
+                try await f.waitUntil { try await f.value("SELECT revocation_reason FROM iap.deliveries") == "chargeback" }
+            }
+            #expect(try await f.order("least-privilege")["outcome"] == "full")
+        }
+    }
+
     @Test func voidedPurchasesAreRecordedOnTheLedger() async throws {
         try await Self.withGooglePlay { f, google, settings in
             let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.50")

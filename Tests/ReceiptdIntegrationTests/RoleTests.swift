@@ -1,3 +1,4 @@
+import FakeAppStore
 import Foundation
 import ReceiptdCore
 import Testing
@@ -83,7 +84,11 @@ import Testing
             #expect(try await failure(of: "SELECT iap.purge_finished(interval '1 day', 10)", as: worker) == nil)
 
             try await f.enqueue("o1", receipt: Receipts.paying("1000000001"))
+            // A transaction id too: the Server API's shared pacing is the worker's to write.
+            f.standIn.register(SignedTransactionPayload(transactionId: "2000000001", productId: "gems"))
+            try await f.enqueue("o2", user: "u2", transaction: "2000000001")
             try await f.withDaemons(settings: f.settings { $0.databaseURL = worker }) { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("o2")["outcome"] == "full")
             let order = try await f.order("o1")
             #expect(order["outcome"] == "full" && order["state"] == "succeeded")
             #expect(try await f.value("SELECT job_id FROM iap.deliveries WHERE transaction_id = '1000000001'") == order["id"])
