@@ -1,8 +1,4 @@
 import Logging
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import Synchronization
 
 /// A local stand-in for Apple's legacy `verifyReceipt` endpoints and for the
 /// App Store Server API's Get Transaction Info and Get Transaction History, serving
@@ -39,11 +35,7 @@ public final class AppStoreStandIn: Sendable {
     private let logger: Logger
     private let ledger: RequestLedger
     let serverAPILedger: ServerAPILedger
-    private let connections = ConnectionRegistry()
-    /// The listening channel while serving.
-    private let listener = Mutex<(any Channel)?>(nil)
-    /// The port actually bound, kept after shutdown so URLs stay printable.
-    private let boundPort: Mutex<Int?> = Mutex(nil)
+    private let listener: StandInListener
 
     /// Creates a stand-in; nothing is bound until ``start()``.
     public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-appstore")) {
@@ -51,6 +43,7 @@ public final class AppStoreStandIn: Sendable {
         self.logger = logger
         self.ledger = RequestLedger(configuration: configuration)
         self.serverAPILedger = ServerAPILedger(rateLimit: configuration.serverAPIRateLimit)
+        listener = StandInListener(host: configuration.host, port: configuration.port)
         do {
             self.testChain = try AppleTestChain.generate()
         } catch {
@@ -63,54 +56,26 @@ public final class AppStoreStandIn: Sendable {
     ///
     /// Calling it again while serving returns the same port.
     public func start() async throws -> Int {
-        if listener.withLock({ $0 != nil }), let port = boundPort.withLock({ $0 }) {
-            return port
-        }
+        if let port = listener.servingPort { return port }
         let planner = AnswerPlanner(configuration: configuration, ledger: ledger)
         let serverAPI = ServerAPIPlanner(
             ledger: serverAPILedger, bearerCheck: ServerAPIBearerCheck(configuration: configuration), chain: testChain,
             historyPageSize: configuration.serverAPIHistoryPageSize)
-        let (connections, logger) = (self.connections, self.logger)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                connections.register(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try pipeline.addHandler(VerifyReceiptHandler(planner: planner, serverAPI: serverAPI, logger: logger))
-                }
-            }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
-        let port = channel.localAddress?.port ?? configuration.port
-        listener.withLock { $0 = channel }
-        boundPort.withLock { $0 = port }
+        let logger = self.logger
+        let port = try await listener.start { VerifyReceiptHandler(planner: planner, serverAPI: serverAPI, logger: logger) }
         logger.info("fake App Store listening", metadata: ["url": "\(productionURL)", "serverAPI": "\(serverAPIURL)"])
         return port
     }
 
     /// Closes the listening channel and every open connection.
     public func shutdown() async throws {
-        if let channel = listener.withLock({ $0.take() }) {
-            channel.close(promise: nil)
-            try await channel.closeFuture.get()
-        }
-        await connections.closeAll()
+        try await listener.shutdown()
     }
 
     /// Starts, serves until the surrounding task is cancelled, then shuts down. For the CLI.
     public func run() async throws {
         _ = try await start()
-        guard let channel = listener.withLock({ $0 }) else { return }
-        await withTaskCancellationHandler {
-            try? await channel.closeFuture.get()
-        } onCancel: {
-            channel.close(promise: nil)
-        }
+        await listener.waitUntilClosed()
         try await shutdown()
     }
 
@@ -135,10 +100,5 @@ public final class AppStoreStandIn: Sendable {
     }
 
     /// `http://HOST:PORT`, what the Server API paths and ``AppStoreStandIn/serverAPIURL`` hang off.
-    var baseURL: String {
-        let port = boundPort.withLock { $0 } ?? configuration.port
-        // IPv6 literals need brackets inside a URL.
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(port)"
-    }
+    var baseURL: String { listener.baseURL }
 }

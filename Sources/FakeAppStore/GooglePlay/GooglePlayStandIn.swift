@@ -1,9 +1,5 @@
 import Foundation
 import Logging
-import NIOCore
-import NIOHTTP1
-import NIOPosix
-import Synchronization
 
 /// A local stand-in for Google Play's Android Publisher API and OAuth 2.0 token endpoint, serving
 /// ``SyntheticPurchaseToken``s, for tests, the demo and load runs (never production).
@@ -32,16 +28,13 @@ public final class GooglePlayStandIn: Sendable {
     let configuration: Configuration
     let ledger = GooglePlayLedger()
     private let logger: Logger
-    private let connections = ConnectionRegistry()
-    /// The listening channel while serving.
-    private let listener = Mutex<(any Channel)?>(nil)
-    /// The port actually bound, kept after shutdown so URLs stay printable.
-    private let boundPort = Mutex<Int?>(nil)
+    private let listener: StandInListener
 
     /// Creates a stand-in with a fresh service account; nothing is bound until ``start()``.
     public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) {
         self.configuration = configuration
         self.logger = logger
+        listener = StandInListener(host: configuration.host, port: configuration.port)
         do {
             serviceAccount = try GoogleServiceAccountKey.generate()
         } catch {
@@ -54,59 +47,27 @@ public final class GooglePlayStandIn: Sendable {
     ///
     /// Calling it again while serving returns the same port.
     public func start() async throws -> Int {
-        if listener.withLock({ $0 != nil }), let port = boundPort.withLock({ $0 }) {
-            return port
-        }
-        let (connections, logger) = (self.connections, self.logger)
-        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelInitializer { channel in
-                connections.register(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    try pipeline.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try pipeline.addHandler(GooglePlayHandler(standIn: self, logger: logger))
-                }
-            }
-            .bind(host: configuration.host, port: configuration.port)
-            .get()
-        let port = channel.localAddress?.port ?? configuration.port
-        listener.withLock { $0 = channel }
-        boundPort.withLock { $0 = port }
+        if let port = listener.servingPort { return port }
+        let logger = self.logger
+        let port = try await listener.start { GooglePlayHandler(standIn: self, logger: logger) }
         logger.info("fake Google Play listening", metadata: ["url": "\(baseURL)", "package": "\(configuration.packageName)"])
         return port
     }
 
     /// Closes the listening channel and every open connection.
     public func shutdown() async throws {
-        if let channel = listener.withLock({ $0.take() }) {
-            channel.close(promise: nil)
-            try await channel.closeFuture.get()
-        }
-        await connections.closeAll()
+        try await listener.shutdown()
     }
 
     /// Starts, serves until the surrounding task is cancelled, then shuts down. For the CLI.
     public func run() async throws {
         _ = try await start()
-        guard let channel = listener.withLock({ $0 }) else { return }
-        await withTaskCancellationHandler {
-            try? await channel.closeFuture.get()
-        } onCancel: {
-            channel.close(promise: nil)
-        }
+        await listener.waitUntilClosed()
         try await shutdown()
     }
 
     /// `http://HOST:PORT`, the daemon's `GOOGLE_PLAY_API_URL`; the port is right once ``start()`` returned.
-    public var baseURL: String {
-        let port = boundPort.withLock { $0 } ?? configuration.port
-        // IPv6 literals need brackets inside a URL.
-        let host = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
-        return "http://\(host):\(port)"
-    }
+    public var baseURL: String { listener.baseURL }
 
     /// `baseURL + "/token"`: the key file's `token_uri`, and the `aud` assertions must name.
     public var tokenURL: String {
