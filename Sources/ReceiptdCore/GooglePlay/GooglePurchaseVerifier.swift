@@ -58,6 +58,13 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
         return VerificationAttempt(verdict: verdict, httpStatus: answer.status)
     }
 
+    /// A Google purchase's `transaction_id` in the ledger: its `orderId`, or for a test purchase, which has none,
+    /// the SHA-256 of its token.
+    static func ledgerID(orderID: Any?, token: String) -> String {
+        (orderID as? String).flatMap { $0.isEmpty ? nil : $0 }
+            ?? SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
     /// A `ProductPurchase`: purchased pays (per the outcome rules), cancelled pays nothing, pending waits.
     private func judge(_ body: Data, job: ClaimedJob) -> VerificationAttempt {
         guard let object = try? JSONSerialization.jsonObject(with: body), let fields = object as? [String: Any],
@@ -73,9 +80,7 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
                 seconds: wait, reason: "pending at Google (purchaseState 2, e.g. cash or bank transfer): asking again in \(Int(wait / 60)) min"),
                 environment: environment, storeStatus: 2, httpStatus: 200)
         }
-        // A test purchase has no orderId: the token's digest stands for it in the ledger.
-        let orderID = (fields["orderId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            ?? SHA256.hash(data: Data(job.input.utf8)).map { String(format: "%02x", $0) }.joined()
+        let orderID = Self.ledgerID(orderID: fields["orderId"], token: job.input)
         let quantity: Int? = fields["quantity"] == nil
             ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
         let purchase = VerifiedPurchase(

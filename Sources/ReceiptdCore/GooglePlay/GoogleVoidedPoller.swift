@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import Logging
 import ServiceLifecycle
@@ -72,8 +71,7 @@ public final class GoogleVoidedPoller: Service {
             var rows: [[(String, JSONText.Value)]] = []
             for entry in voided {
                 guard let token = entry["purchaseToken"] as? String else { continue }
-                let orderID = (entry["orderId"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-                    ?? SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+                let orderID = GooglePurchaseVerifier.ledgerID(orderID: entry["orderId"], token: token)
                 let voidedAt = FlexibleJSON.integer(entry["voidedTimeMillis"]) ?? Int64(Date().timeIntervalSince1970 * 1000)
                 latest = max(latest, voidedAt)
                 rows.append([("transaction_id", .string(orderID)), ("voided_ms", .int(voidedAt)),
