@@ -401,6 +401,23 @@ FROM iap.google_finalizations f
 JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = f.transaction_id
 LEFT JOIN iap.jobs j ON j.id = d.job_id
 WHERE f.done_at IS NULL AND f.overdue_at < now()
+UNION ALL
+-- The voided-purchases poll has not succeeded for a day while pollers keep trying (failing, or finding the
+-- advisory lock held): refunds go unrecorded. Google lists 30 days back, so there is time to fix it.
+SELECT NULL, NULL, NULL, 'voided_poll_failing', round(extract(epoch FROM now() - coalesce(c.succeeded_at, c.created_at)))::bigint,
+       0, NULL, NULL, c.polled_at,
+       CASE WHEN c.lock_missed_at > coalesce(c.failed_at, '-infinity') THEN 'the advisory lock of the voided poll is held by another session'
+            ELSE c.last_error END
+FROM iap.google_voided_cursor c
+WHERE coalesce(c.succeeded_at, c.created_at) < now() - interval '1 day'
+  AND greatest(c.failed_at, c.lock_missed_at) > coalesce(c.succeeded_at, '-infinity')
+UNION ALL
+-- An API that asked (Retry-After) not to be called for over a minute more: every job needing it waits.
+-- stuck_seconds is how long the block still lasts; receiptd caps it at an hour.
+SELECT NULL, NULL, NULL, 'api_blocked', round(extract(epoch FROM p.blocked_until - now()))::bigint, 0, NULL, NULL, p.blocked_until,
+       p.api || ' asked not to be called before ' || to_char(p.blocked_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
+FROM iap.api_pacing p
+WHERE p.blocked_until > now() + interval '1 minute'
 ORDER BY stuck_seconds DESC, job_id;
 
 -- Receipts that carried purchases first delivered to another user: shared or stolen receipts. Each row

@@ -15,6 +15,15 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(help: "List the migrations instead of applying them; exit 3 while any is pending.")
     var status = false
 
+    @Option(help: "Seconds to wait for the migration lock another session holds (0 to 86400); then exit 1 naming that session.")
+    var lockWait: Double = Migrator.defaultLockWait.seconds
+
+    func validate() throws {
+        guard lockWait.isFinite, (0...86_400).contains(lockWait) else {
+            throw ValidationError("--lock-wait must be a number of seconds from 0 to 86400")
+        }
+    }
+
     func run() async throws {
         let url = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"] ?? ""
         let exit: ExitCode
@@ -36,7 +45,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     private func apply(_ connection: PostgresConnection) async throws -> ExitCode {
         let before = try await Migrator.schemaVersion(connection)
-        try await Migrator.migrate(connection)
+        try await Migrator.migrate(connection, lockWait: .milliseconds(Int64(lockWait * 1000)))
         let after = try await Migrator.schemaVersion(connection)
         print(before == after
               ? "receiptd: schema iap is up to date at version \(after)"

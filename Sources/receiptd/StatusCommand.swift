@@ -51,9 +51,24 @@ struct StatusCommand: OperatorCommand {
             sections.append("Stuck jobs: \(status.stuckTotal)\(shown)\n" + TextTable(
                 headers: ["JOB", "ORDER", "STATE", "REASON", "FOR", "ATTEMPTS", "LOCKED BY", "LAST ERROR"],
                 rows: status.stuckJobs.map { job in
-                    [String(job.jobID), job.orderID, job.state.rawValue, job.reason, HumanDuration.text(job.stuckSeconds),
+                    [job.jobID.map(String.init) ?? "-", job.orderID ?? "-", job.state?.rawValue ?? "-", job.reason, HumanDuration.text(job.stuckSeconds),
                      String(job.attempts), job.lockedBy, job.lastError]
                 }).render())
+        }
+
+        for api in status.blockedAPIs {
+            sections.append("API blocked: \(api.api.terminalSafe) asked not to be called before \(api.blockedUntil) "
+                + "(\(HumanDuration.text(api.remainingSeconds) ?? "") more; its jobs wait, none is lost)")
+        }
+        for poll in status.voidedPolls {
+            var line = "Google voided purchases (\(poll.packageName.terminalSafe)): last successful poll "
+                + (poll.lastSuccessSeconds.flatMap { HumanDuration.text($0) }.map { $0 + " ago" } ?? "never")
+            if let error = poll.lastError { line += "; the last one failed: \(error.terminalSafe)" }
+            if let missing = poll.lockMissingSeconds {
+                line += "; no poll could take its advisory lock for \(HumanDuration.text(missing) ?? "")"
+                    + (poll.lockHolders.isEmpty ? "" : ", held by " + poll.lockHolders.joined(separator: "; ").terminalSafe)
+            }
+            sections.append(line)
         }
 
         sections.append("Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"

@@ -44,3 +44,26 @@ import ReceiptdCore
         #expect(!text.contains("SECRETpw") && !text.contains("p%zz"), "\(text)")
     }
 }
+
+/// What libpq quotes from a connection string it reads otherwise than meant is masked whatever it holds.
+@Suite struct MisreadConnectionStringTests {
+    @Test func aParseErrorKeepsItsWordsAndMasksEveryQuotedPart() {
+        let message = SecretRedaction.unparsable("invalid percent-encoded token: \"Xy?7%pq\"\n")
+        #expect(message.hasPrefix("cannot parse the connection string: invalid percent-encoded token: \"***\""), "\(message)")
+        #expect(!message.contains("Xy") && !message.contains("7%pq"))
+        let quoted = SecretRedaction.unparsable(#"missing "=" after "a"b" in connection info string"#)
+        #expect(!quoted.contains("a\"b") && quoted.contains("in connection info string"), "\(quoted)")
+    }
+
+    @Test func aPasswordReadAsAnotherPartIsMaskedWhereverItIsQuoted() {
+        // libpq reads `XyW` as the port: the password it parsed (none) is not the one written.
+        let url = "postgresql://bob:XyW/SECRETpw@127.0.0.1:1/db"
+        let message = SecretRedaction.connectionFailure(#"invalid integer value "XyW" for connection option "port""#,
+                                                        connectionString: url, parsedPassword: nil)
+        #expect(!message.contains("XyW") && message.hasPrefix("invalid integer value"), "\(message)")
+        // Read as written: only the password itself is masked, the rest of the message stays.
+        let fine = SecretRedaction.connectionFailure(#"password authentication failed for user "bob" (Xy?7pq)"#,
+                                                     connectionString: "postgresql://bob:Xy?7pq@h/db", parsedPassword: "Xy?7pq")
+        #expect(fine == #"password authentication failed for user "bob" (***)"#)
+    }
+}

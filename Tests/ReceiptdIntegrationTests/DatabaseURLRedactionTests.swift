@@ -40,4 +40,46 @@ import Testing
         expectNoSecret(run, "receiptd run")
         #expect(!logs.contains("apple-secret-x"))
     }
+
+    /// Passwords holding `?`, `/` or `#` (the issue's `Xy?7%pq` among them): libpq splits such a URI elsewhere than
+    /// meant and quotes a piece of the password in its error, which no command may print.
+    static let awkward = [
+        ("postgresql://bob:XyW?7%pqSECRET@127.0.0.1:1/db", ["XyW", "pqSECRET", "SECRET"]),
+        ("postgresql://bob:XyW/7%pqSECRET@127.0.0.1:1/db", ["XyW", "pqSECRET", "SECRET"]),
+        ("postgresql://bob:XyW#7%pqSECRET@127.0.0.1:1/db", ["XyW", "pqSECRET", "SECRET"]),
+        // No bad escape: libpq parses it, reading `XyW` as the port, and says so when connecting.
+        ("postgresql://bob:XyW/SECRETpw@127.0.0.1:1/db", ["XyW", "SECRET"]),
+    ]
+
+    static func expectNone(of pieces: [String], in run: ReceiptdBinary.Run, _ comment: String) {
+        for output in [run.stdout, run.stderr] {
+            for piece in pieces {
+                #expect(!output.contains(piece), "\(comment) printed \(piece): \(output.prefix(2000))")
+            }
+        }
+    }
+
+    @Test(arguments: awkward.indices)
+    func statusNeverPrintsAPasswordHoldingURISeparators(index: Int) throws {
+        let (url, pieces) = Self.awkward[index]
+        let run = try ReceiptdBinary.run(["status", "--database-url", url])
+        #expect(run.status == 1 && run.stderr.contains("cannot use the database"), "\(run.stderr)")
+        Self.expectNone(of: pieces, in: run, "status")
+        let migrate = try ReceiptdBinary.run(["migrate"], environment: ["DATABASE_URL": url])
+        #expect(migrate.status != 0 && !migrate.stderr.isEmpty)
+        Self.expectNone(of: pieces, in: migrate, "migrate")
+    }
+
+    @Test func theDaemonNeverLogsAPasswordHoldingURISeparators() async throws {
+        for (url, pieces) in Self.awkward.prefix(2) {
+            var environment = ProcessInfo.processInfo.environment
+            environment.merge([
+                "DATABASE_URL": url, "APPLE_BUNDLE_ID": "com.example.game", "RECEIPTD_LOG_LEVEL": "trace",
+                "RECEIPTD_LOG_FORMAT": "json", "RECEIPTD_METRICS_ADDR": "", "RECEIPTD_SHUTDOWN_GRACE": "1",
+            ]) { $1 }
+            let run = try await ReceiptdBinary.runDaemon(environment: environment, for: .seconds(3))
+            #expect((run.stdout + run.stderr).contains("cannot parse the connection string"), "\((run.stdout + run.stderr).prefix(2000))")
+            Self.expectNone(of: pieces, in: run, "receiptd run")
+        }
+    }
 }

@@ -30,6 +30,8 @@ final class GooglePlayLedger: Sendable {
         var purchases: [String: Purchase] = [:]
         var pendingFailures = 0
         var failureStatus = 503
+        var pendingVoidedFailures = 0
+        var voidedFailureStatus = 400
         var voided: [Voided] = []
         var finalizations: [RecordedGoogleFinalization] = []
         var queries: [RecordedGooglePurchaseQuery] = []
@@ -99,6 +101,22 @@ final class GooglePlayLedger: Sendable {
         state.withLock {
             $0.pendingFailures = max(0, count)
             $0.failureStatus = status
+        }
+    }
+
+    func failVoidedQueries(_ count: Int, status: Int) {
+        state.withLock {
+            $0.pendingVoidedFailures = max(0, count)
+            $0.voidedFailureStatus = status
+        }
+    }
+
+    /// The status the next `voidedpurchases.list` call fails with, if one is to fail.
+    func takeVoidedFailure() -> Int? {
+        state.withLock { state in
+            guard state.pendingVoidedFailures > 0 else { return nil }
+            state.pendingVoidedFailures -= 1
+            return state.voidedFailureStatus
         }
     }
 

@@ -1,16 +1,20 @@
 import Foundation
 
 extension GooglePlayStandIn {
-    /// How far back `voidedpurchases.list` looks without a `startTime`, as Google's does: 30 days.
+    /// How far back `voidedpurchases.list` looks without a `startTime`, and the furthest back it may be asked to, as
+    /// Google's: 30 days.
     private static let defaultVoidedWindowMilliseconds: Int64 = 30 * 24 * 3600 * 1000
 
     /// `purchases.voidedpurchases.list`: those voided from `startTime` (and up to `endTime`), oldest first,
-    /// `maxResults` (at most ``Configuration/voidedPageSize``) a page; `token` asks the next page.
+    /// `maxResults` (at most ``Configuration/voidedPageSize``) a page; `token` asks the next page. A `startTime`
+    /// more than 30 days back is answered 400, as Google does.
     func voidedPurchases(package: String, query: [String: String], authorization: String?) -> GooglePlayAnswer {
         let answer: GooglePlayAnswer = if ledger.bearerFailure(authorization) != nil {
             .unauthenticated
         } else if package != configuration.packageName {
             .permissionDenied
+        } else if let status = ledger.takeVoidedFailure() {
+            .scripted(status)
         } else {
             voidedPage(query)
         }
@@ -23,6 +27,7 @@ extension GooglePlayStandIn {
     private func voidedPage(_ query: [String: String]) -> GooglePlayAnswer {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         guard let start = query["startTime"].map({ Int64($0) }) ?? now - Self.defaultVoidedWindowMilliseconds,
+              start >= now - Self.defaultVoidedWindowMilliseconds,
               let end = query["endTime"].map({ Int64($0) }) ?? now, start <= end,
               let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0
         else { return .invalidValue }

@@ -105,6 +105,12 @@ public final class GooglePlayStandIn: Sendable {
         ledger.failFinalizations(count, status: status)
     }
 
+    /// Answers the next `count` `voidedpurchases.list` calls (past the bearer and package checks) with `status` and
+    /// Google's error body for it; 0 ends a run of failures early.
+    public func failVoidedQueries(_ count: Int, status: Int = 400) {
+        ledger.failVoidedQueries(count, status: status)
+    }
+
     /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and
     /// `purchaseTimeMillis` the synthetic token's (else when the stand-in first saw the token, else `date`).
     public func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {

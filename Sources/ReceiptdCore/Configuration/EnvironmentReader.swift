@@ -12,28 +12,31 @@ struct EnvironmentReader {
         return value
     }
 
-    func integer(_ name: String, minimum: Int) throws(ConfigurationError) -> Int? {
+    /// A whole number from `minimum` to `maximum` (a bound keeps the arithmetic done with it from overflowing).
+    func integer(_ name: String, minimum: Int, maximum: Int) throws(ConfigurationError) -> Int? {
         guard let text = string(name) else { return nil }
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a whole number")
         }
         guard value >= minimum else { throw ConfigurationError(variable: name, problem: "must be at least \(minimum), got \(value)") }
+        guard value <= maximum else { throw ConfigurationError(variable: name, problem: "must be at most \(maximum), got \(value)") }
         return value
     }
 
-    /// A non-negative number of seconds (fractions allowed); `positive` also rejects zero.
-    func seconds(_ name: String, positive: Bool = false) throws(ConfigurationError) -> Double? {
+    /// A non-negative number of seconds (fractions allowed), at most `maximum`; `positive` also rejects zero.
+    func seconds(_ name: String, positive: Bool = false, maximum: Double) throws(ConfigurationError) -> Double? {
         guard let text = string(name) else { return nil }
         guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a number of seconds")
         }
         guard value >= 0 else { throw ConfigurationError(variable: name, problem: "must not be negative, got \(text)") }
         guard !positive || value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
+        try Self.check(name, value, text: text, maximum: maximum)
         return value
     }
 
-    /// A duration: plain seconds, or a number with `s`, `m`, `h` or `d` (`30d`, `12h`).
-    func duration(_ name: String) throws(ConfigurationError) -> Double? {
+    /// A duration: plain seconds, or a number with `s`, `m`, `h` or `d` (`30d`, `12h`), at most `maximum` seconds.
+    func duration(_ name: String, maximum: Double) throws(ConfigurationError) -> Double? {
         guard let text = string(name)?.trimmingCharacters(in: .whitespaces) else { return nil }
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let unit = text.last.flatMap { units[$0] }
@@ -42,7 +45,16 @@ struct EnvironmentReader {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a duration (seconds, or a number with s, m, h or d)")
         }
         guard value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
+        try Self.check(name, value * (unit ?? 1), text: text, maximum: maximum)
         return value * (unit ?? 1)
+    }
+
+    /// Refuses `seconds` over `maximum`, naming the bound in the largest whole unit.
+    private static func check(_ name: String, _ seconds: Double, text: String, maximum: Double) throws(ConfigurationError) {
+        guard seconds > maximum else { return }
+        let bound = [(86_400.0, "d"), (3600, "h"), (60, "m")].first { maximum >= $0.0 && maximum.truncatingRemainder(dividingBy: $0.0) == 0 }
+            .map { "\(Int(maximum / $0.0))\($0.1)" } ?? "\(Int(maximum))s"
+        throw ConfigurationError(variable: name, problem: "must be at most \(bound) (\(Int(maximum)) seconds), got \(text)")
     }
 
     /// An https URL, or an http one to a loopback host (a local stand-in or proxy): the request carries

@@ -12,7 +12,7 @@ extension ReceiptdSettings {
         storeKit.credentials = try credentials(reader)
         storeKit.serverAPIURL = try reader.url("APPLE_SERVER_API_URL") ?? storeKit.serverAPIURL
         storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
-        storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1) ?? storeKit.serverAPIRate
+        storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1, maximum: Bounds.serverAPIRate) ?? storeKit.serverAPIRate
         storeKit.receiptVerifier = try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
         // Refused at start rather than leaving every receipt job retrying for a key.
         if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {

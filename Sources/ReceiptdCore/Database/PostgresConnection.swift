@@ -31,17 +31,37 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     private static func open(_ connectionString: String) throws -> UnsafeSendable<OpaquePointer> {
+        // Parsed first, without connecting, to learn the password libpq reads. libpq quotes parts of a malformed
+        // string, the password or pieces of it included, so its messages are masked here, where the string is
+        // known, and no caller can log them unmasked.
+        let parsedPassword = try password(libpqReads: connectionString)
         guard let handle = PQconnectdb(connectionString) else {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
-            // libpq quotes parts of a malformed connection string, password included, so the message is
-            // masked here, where the string is known, and no caller can log it unmasked.
-            let message = SecretRedaction.redact(String(cString: PQerrorMessage(handle)), connectionString: connectionString)
+            let message = SecretRedaction.connectionFailure(String(cString: PQerrorMessage(handle)), connectionString: connectionString,
+                                                            parsedPassword: parsedPassword)
             PQfinish(handle)
             throw PostgresError(kind: .connection, message: message)
         }
         return UnsafeSendable(handle)
+    }
+
+    /// The password libpq reads from `connectionString` (nil: none), or an error without any quoted part of it.
+    private static func password(libpqReads connectionString: String) throws -> String? {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(connectionString, &error) else {
+            let message = error.map { String(cString: $0) } ?? "out of memory"
+            if let error { PQfreemem(error) }
+            throw PostgresError(kind: .connection, message: SecretRedaction.unparsable(message))
+        }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "password" { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
     }
 
     /// Runs `body` on the connection's thread with exclusive use of the connection.

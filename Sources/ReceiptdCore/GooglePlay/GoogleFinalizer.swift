@@ -4,7 +4,8 @@ import ServiceLifecycle
 
 /// Works off `iap.google_finalizations`: every delivered Google purchase is acknowledged (or consumed), with
 /// retries and backoff, whichever daemon delivered it and whether or not that daemon is still alive. A row is
-/// claimed for the daemon's lease, so a daemon that dies mid-call leaves it to the next.
+/// claimed for the daemon's lease, so a daemon that dies mid-call leaves it to the next; the lease is renewed
+/// row by row before each call, so a batch slower than one lease never has a row acknowledged twice.
 public final class GoogleFinalizer: Service {
     private let pool: DatabasePool
     private let client: GooglePlayClient
@@ -74,7 +75,26 @@ public final class GoogleFinalizer: Service {
         }
     }
 
+    /// Renews the lease on `owed` for the call about to be made; false when the row is no longer this daemon's
+    /// (its lease ran out while earlier calls of the batch were made, and another daemon claimed it) or is done.
+    private func renewLease(_ owed: Owed) async throws -> Bool {
+        try await pool.execute("""
+            UPDATE iap.google_finalizations SET locked_until = now() + make_interval(secs => $3)
+            WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
+            """, [owed.transactionID, owner, lease]).affectedRows == 1
+    }
+
     private func finalize(_ owed: Owed) async {
+        // Checked before each call, not once per batch: the row may have become another daemon's meanwhile.
+        do {
+            guard try await renewLease(owed) else {
+                logger.debug("Google acknowledgement taken over by another daemon", metadata: ["transaction": "\(owed.transactionID)"])
+                return
+            }
+        } catch {
+            logger.warning("could not renew a Google acknowledgement's lease; its lease returns it", metadata: [LogKey.error: "\(error)"])
+            return
+        }
         var failure: String?
         do {
             // A retry may follow a call Google received from a daemon that died before recording it: ask first, so a

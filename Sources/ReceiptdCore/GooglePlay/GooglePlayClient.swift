@@ -42,10 +42,10 @@ final class GooglePlayClient: Sendable {
         try await send(.POST, productPath(productID, token) + ":" + action.rawValue, body: "{}")
     }
 
-    /// `purchases.voidedpurchases.list` from `startTime` (milliseconds), one page.
-    func voided(startTime: Int64, pageToken: String?) async throws -> Answer {
+    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page.
+    func voided(startTime: Int64, endTime: Int64, pageToken: String?) async throws -> Answer {
         var path = "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"
-            + "?startTime=\(startTime)&maxResults=1000"
+            + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000"
         if let pageToken { path += "&token=" + Self.segment(pageToken) }
         return try await send(.GET, path)
     }

@@ -6,6 +6,9 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
     case databaseIsNewer(database: Int, binary: Int)
     /// The database lacks migrations this daemon needs.
     case databaseIsBehind(database: Int, binary: Int)
+    /// Another session held the migration's advisory lock for all of `waitedSeconds`; `holders` describes it
+    /// (pid, user, application name), empty when it let go just then.
+    case lockHeld(waitedSeconds: Double, holders: [String])
 
     /// What happened and what to do.
     public var description: String {
@@ -17,6 +20,10 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
             "the database schema is at version \(database), newer than this receiptd knows (\(binary)); migrate with the newer receiptd"
         case .databaseIsBehind(let database, let binary):
             "the database schema is at version \(database), but this receiptd needs version \(binary): run `receiptd migrate`"
+        case .lockHeld(let waited, let holders):
+            "another session held the migration lock (pg_advisory_lock \(Migrator.lockKey)) for all of the \(String(format: "%g", waited)) s waited: "
+                + (holders.isEmpty ? "it has just let go; run migrate again" : holders.joined(separator: "; ")
+                    + ". Nothing was changed: end that session (SELECT pg_terminate_backend(pid)) or let it finish, then run migrate again")
         }
     }
 }

@@ -3,29 +3,34 @@ import Foundation
 /// Brings a database's `iap` schema to this binary's version: the numbered migrations it lacks, each in its
 /// own transaction and recorded in `iap.schema_migrations`, then `sql/routines.sql` (functions, views, roles
 /// and grants, which hold no data and are replaced on every run). An advisory lock makes concurrent runs
-/// wait for each other.
+/// wait for each other, for a bounded time: any role can take that lock, and a session that keeps it must
+/// not make `migrate` hang.
 public enum Migrator {
     /// `sql/routines.sql` as it was when this binary was built.
     public static var routinesSQL: String { String(decoding: PackageResources.routines_sql, as: UTF8.self) }
 
     /// Any constant works as long as every receiptd uses the same one.
-    static let lockKey = Int64(0x5245_4345_4950_5444)
+    package static let lockKey = Int64(0x5245_4345_4950_5444)
+
+    /// How long `migrate` waits for another session's migration lock by default (`receiptd migrate --lock-wait`).
+    public static let defaultLockWait: Duration = .seconds(60)
 
     /// Applies every pending migration and the routines. Running it again changes nothing.
     ///
     /// A database made before versioned migrations (no `iap.schema_migrations`) takes migration 1 like an
     /// empty one: its statements are idempotent and match that schema, so the database is recorded at
-    /// version 1 and moves on from there. Throws `MigrationError` for a database changed by a newer receiptd
-    /// or whose recorded checksum differs from this binary's file.
-    public static func migrate(_ connection: PostgresConnection) async throws {
-        try await migrate(connection, upTo: Migration.latestVersion)
+    /// version 1 and moves on from there. Throws `MigrationError` for a database changed by a newer receiptd,
+    /// whose recorded checksum differs from this binary's file, or whose migration lock another session held
+    /// for all of `lockWait` (the error names that session); nothing is changed then.
+    public static func migrate(_ connection: PostgresConnection, lockWait: Duration = defaultLockWait) async throws {
+        try await migrate(connection, upTo: Migration.latestVersion, lockWait: lockWait)
     }
 
     /// Applies the migrations up to `version`; the routines only when that is this binary's latest (older
     /// tables may lack what they read). For tests that build a database as an older receiptd left it.
-    package static func migrate(_ connection: PostgresConnection, upTo version: Int) async throws {
+    package static func migrate(_ connection: PostgresConnection, upTo version: Int, lockWait: Duration = defaultLockWait) async throws {
         try await connection.withSession { session in
-            try session.execute("SELECT pg_advisory_lock($1)", [lockKey])
+            try lock(session, waitingAtMost: lockWait)
             defer { _ = try? session.execute("SELECT pg_advisory_unlock($1)", [lockKey]) }
             try quietly(session) { session in
                 try session.execute("CREATE SCHEMA IF NOT EXISTS iap")
@@ -51,6 +56,20 @@ public enum Migrator {
             if version == Migration.latestVersion {
                 try quietly(session) { try $0.executeScript(routinesSQL) }
             }
+        }
+    }
+
+    /// Takes the migration lock, waiting at most `wait` (PostgreSQL's `lock_timeout` bounds the wait, so no
+    /// polling), or throws ``MigrationError/lockHeld(waitedSeconds:holders:)`` naming who holds it.
+    private static func lock(_ session: DatabaseSession, waitingAtMost wait: Duration) throws {
+        let milliseconds = max(1, Int64(wait.seconds * 1000))
+        try session.execute("SELECT set_config('lock_timeout', $1, false)", ["\(milliseconds)ms"])
+        defer { _ = try? session.execute("RESET lock_timeout") }
+        do {
+            try session.execute("SELECT pg_advisory_lock($1)", [lockKey])
+        } catch let error as PostgresError where error.sqlState == "55P03" {
+            let holders = (try? AdvisoryLockHolder.holders(of: lockKey, in: session)) ?? []
+            throw MigrationError.lockHeld(waitedSeconds: wait.seconds, holders: holders.map(\.description))
         }
     }
 

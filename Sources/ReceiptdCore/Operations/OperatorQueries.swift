@@ -50,6 +50,23 @@ public struct OperatorQueries: Sendable {
                            (SELECT count(*) FROM iap.unclaimed_payments WHERE assigned_at IS NULL) AS unclaimed,
                            (SELECT count(*) FROM iap.orders WHERE delivered_quantity > quantity) AS overpaid
                     """)
+                let blocked = try session.execute("""
+                    SELECT api, \(Self.utc("blocked_until")) AS blocked_until, ceil(extract(epoch FROM blocked_until - now()))::int AS remaining
+                    FROM iap.api_pacing WHERE blocked_until > now() ORDER BY api
+                    """)
+                let polls = try session.execute("""
+                    SELECT package_name, extract(epoch FROM now() - succeeded_at)::int AS success_age,
+                           CASE WHEN failed_at > coalesce(succeeded_at, '-infinity') THEN last_error END AS last_error,
+                           CASE WHEN lock_missed_at > coalesce(lock_taken_at, '-infinity')
+                                     AND now() - coalesce(lock_taken_at, created_at) > make_interval(secs => 3 * coalesce(interval_seconds, 600))
+                                THEN extract(epoch FROM now() - coalesce(lock_taken_at, created_at))::int END AS lock_missing
+                    FROM iap.google_voided_cursor ORDER BY package_name
+                    """).namedRows
+                // Who holds the poll's lock, asked only when a poll misses it.
+                var holders: [String] = []
+                if polls.contains(where: { $0["lock_missing"] != nil }) {
+                    holders = try AdvisoryLockHolder.holders(of: GoogleVoidedPoller.lockKey, in: session).map(\.description)
+                }
                 let statuses = try session.execute("""
                     SELECT s.status::text AS status, count(o.order_id) AS orders
                     FROM unnest(enum_range(NULL::iap.order_status)) AS s(status)
@@ -70,7 +87,16 @@ public struct OperatorQueries: Sendable {
                     recentFailures: try counts.first?.int("failures") ?? 0,
                     productionDeliveries: try counts.first?.int("production") ?? 0,
                     sandboxDeliveries: try counts.first?.int("sandbox") ?? 0,
-                    suspiciousReceipts: try counts.first?.int("suspicious") ?? 0)
+                    suspiciousReceipts: try counts.first?.int("suspicious") ?? 0,
+                    blockedAPIs: try blocked.namedRows.map {
+                        QueueStatus.BlockedAPI(api: try $0.string("api"), blockedUntil: try $0.string("blocked_until"),
+                                               remainingSeconds: try $0.int("remaining"))
+                    },
+                    voidedPolls: try polls.map {
+                        QueueStatus.VoidedPoll(packageName: try $0.string("package_name"), lastSuccessSeconds: $0.optionalInt("success_age"),
+                                               lastError: $0["last_error"], lockMissingSeconds: $0.optionalInt("lock_missing"),
+                                               lockHolders: $0["lock_missing"] == nil ? [] : holders)
+                    })
             }
         }
     }

@@ -18,7 +18,7 @@ extension QueueStatus.RetryCount {
 extension QueueStatus.StuckJob {
     /// Reads a row of `iap.stuck_jobs`.
     init(row: QueryResult.Row) throws {
-        self.init(jobID: try row.int64("job_id"), orderID: try row.string("order_id"), state: try row.jobState(),
+        self.init(jobID: row.optionalInt64("job_id"), orderID: row["order_id"], state: try row["state"].map { _ in try row.jobState() },
                   reason: try row.string("reason"), stuckSeconds: try row.int("stuck_seconds"), attempts: try row.int("attempts"),
                   lockedBy: row["locked_by"], lastError: row["last_error"])
     }

@@ -28,16 +28,18 @@ public struct QueueStatus: Sendable, Codable, Equatable {
 
     /// One row of `iap.stuck_jobs`.
     public struct StuckJob: Sendable, Codable, Equatable {
-        /// `iap.jobs.id`.
-        public var jobID: Int64
-        /// The job's order.
-        public var orderID: String
-        /// `running` or `pending`.
-        public var state: JobState
+        /// `iap.jobs.id`; nil for a row about no one job (`voided_poll_failing`, `api_blocked`).
+        public var jobID: Int64?
+        /// The job's order; nil as `jobID`.
+        public var orderID: String?
+        /// `running` or `pending`; nil as `jobID`.
+        public var state: JobState?
         /// `lease_expired` (running, heartbeat over 60 s old), `overrun` (running far longer than an attempt may,
-        /// its daemon still heartbeating) or `overdue` (pending, due over 5 minutes ago).
+        /// its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago), `acknowledgement_owed`,
+        /// `voided_poll_failing` (no successful voided-purchases poll for a day) or `api_blocked` (an API asked
+        /// not to be called for over a minute more).
         public var reason: String
-        /// Seconds since the heartbeat or since the job became due.
+        /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
         public var stuckSeconds: Int
         /// Attempts so far.
         public var attempts: Int
@@ -75,6 +77,30 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var alive: Bool
     }
 
+    /// An API that asked not to be called (HTTP 429 with `Retry-After`) and is still blocked.
+    public struct BlockedAPI: Sendable, Codable, Equatable {
+        /// The `iap.api_pacing` row (`apple_server_api`).
+        public var api: String
+        /// When the block ends (ISO-8601, UTC).
+        public var blockedUntil: String
+        /// Seconds until then.
+        public var remainingSeconds: Int
+    }
+
+    /// The Google voided-purchases poll of one package (`iap.google_voided_cursor`).
+    public struct VoidedPoll: Sendable, Codable, Equatable {
+        /// The package polled.
+        public var packageName: String
+        /// Seconds since the last successful poll; nil when none has succeeded.
+        public var lastSuccessSeconds: Int?
+        /// The last failure's message, when the last attempt failed.
+        public var lastError: String?
+        /// Seconds for which no poller could take the poll's advisory lock, when that is over three poll intervals.
+        public var lockMissingSeconds: Int?
+        /// Who holds that lock then: sessions as `pid 123, user receiptd_app, application_name psql`.
+        public var lockHolders: [String]
+    }
+
     /// Every job state, in lifecycle order, including those with no jobs.
     public var states: [StateCount]
     /// Orders by outcome.
@@ -104,6 +130,10 @@ public struct QueueStatus: Sendable, Codable, Equatable {
     /// Jobs of the last 24 hours whose receipts carried purchases first delivered to another user
     /// (`iap.suspicious_receipts`).
     public var suspiciousReceipts: Int
+    /// APIs blocked by a `Retry-After` right now.
+    public var blockedAPIs: [BlockedAPI] = []
+    /// The voided-purchases poll of each package that has one.
+    public var voidedPolls: [VoidedPoll] = []
 
     /// The number of jobs in `state`.
     public func jobs(in state: JobState) -> Int {

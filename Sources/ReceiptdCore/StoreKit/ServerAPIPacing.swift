@@ -37,10 +37,16 @@ struct ServerAPIPacing: Sendable {
         return (false, .seconds(wait))
     }
 
-    /// Holds every daemon's requests until `until` (a 429's `Retry-After`).
+    /// The longest a `Retry-After` blocks the API, as for verifyReceipt: an hour. A longer one (Apple's is a time in
+    /// milliseconds, so a bad one can name a date centuries ahead) would park every Server API job.
+    static let longestBlock: Double = 3600
+
+    /// Holds every daemon's requests until `until` (a 429's `Retry-After`), at most ``longestBlock`` from now.
     func block(until: Date) async throws {
         try await pool.execute("""
-            UPDATE iap.api_pacing SET blocked_until = greatest(blocked_until, to_timestamp($2)) WHERE api = $1
-            """, [Self.api, until.timeIntervalSince1970])
+            UPDATE iap.api_pacing
+            SET blocked_until = least(greatest(blocked_until, to_timestamp($2)), now() + make_interval(secs => $3))
+            WHERE api = $1
+            """, [Self.api, min(until.timeIntervalSince1970, Date().timeIntervalSince1970 + Self.longestBlock), Self.longestBlock])
     }
 }
