@@ -57,7 +57,8 @@ let package = Package(
                 .embedInCode("SQL/migrations/0004_order_lifecycle.sql"),
                 .embedInCode("SQL/migrations/0005_storekit2.sql"),
                 .embedInCode("SQL/migrations/0006_google_play.sql"),
-                .embedInCode("SQL/migrations/0009_operations_health.sql"),
+                .embedInCode("SQL/migrations/0007_unclaimed_original_id.sql"),
+                .embedInCode("SQL/migrations/0008_operations_health.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
             ]

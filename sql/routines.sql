@@ -85,12 +85,20 @@ BEGIN
         END IF;
     END IF;
     IF v_order.outcome = 'full' THEN
-        -- The job whose receipt last delivered to the order: the ledger names it, so retention never removes
-        -- it and the answer stays the same however often the receipt comes again.
-        RETURN coalesce(
-            (SELECT job_id FROM iap.deliveries WHERE order_id = p_order_id AND job_id IS NOT NULL
-             ORDER BY delivered_at DESC, job_id DESC LIMIT 1),
-            (SELECT max(id) FROM iap.jobs WHERE order_id = p_order_id));
+        -- The input that filled the order, again: the id of the job that delivered it. The ledger names that job,
+        -- so retention never removes it and the answer stays the same however often the input comes again. An
+        -- input this order's jobs already verified to the end (it paid nothing more) returns that job too.
+        -- Any other input may carry a second payment: it is verified as a new job below, and what it pays
+        -- beyond the order is recorded as an unclaimed payment.
+        v_new_id := coalesce(
+            (SELECT d.job_id FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id
+             WHERE d.order_id = p_order_id AND j.receipt_sha256 = v_sha
+             ORDER BY d.delivered_at DESC, d.job_id DESC LIMIT 1),
+            (SELECT max(j.id) FROM iap.jobs j
+             WHERE j.order_id = p_order_id AND j.receipt_sha256 = v_sha AND j.state = 'succeeded'));
+        IF v_new_id IS NOT NULL THEN
+            RETURN v_new_id;
+        END IF;
     END IF;
 
     SELECT * INTO v_active FROM iap.jobs
@@ -232,12 +240,14 @@ RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
     FROM iap.deliveries d
-    WHERE d.user_id = $1 AND d.granted_at IS NULL   -- $1: a bare user_id would name the column
+    -- $1: a bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
+    WHERE d.user_id = $1 AND d.granted_at IS NULL AND d.revoked_at IS NULL
     ORDER BY d.delivered_at, d.transaction_id
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
--- (0 the second time). With nothing delivered left ungranted, the order is finished.
+-- (0 the second time). It marks every delivered row of the order, also one delivered after the game read
+-- owed_deliveries, which the game never saw: mark_granted(order_id, transaction_ids) marks only what was granted.
 CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -261,8 +271,43 @@ BEGIN
     RETURN v_marked;
 END $$;
 
--- The game closes an order nobody paid: its active job, if any, is cancelled and the order is closed. A
--- payment that still arrives is delivered (the money was taken) and the order becomes verified.
+-- The game confirms it granted exactly these ledger rows of the order (those owed_deliveries returned):
+-- returns how many it newly marked. Ids not delivered to the order mark nothing. The order is finished only
+-- when nothing delivered to it is left ungranted (a revoked row is never owed, so it does not count).
+-- No default on the array: a one-argument call is the form above.
+CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text, transaction_ids text[]) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
+-- the column.
+#variable_conflict use_column
+DECLARE
+    p_order_id ALIAS FOR $1;
+    p_transaction_ids ALIAS FOR $2;
+    v_order  iap.orders%ROWTYPE;
+    v_marked int;
+BEGIN
+    IF p_transaction_ids IS NULL THEN
+        RAISE EXCEPTION 'mark_granted: transaction_ids must not be null' USING ERRCODE = '22023';
+    END IF;
+    -- The order row lock orders this after any settle delivering to the order.
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'mark_granted: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    UPDATE iap.deliveries SET granted_at = now()
+    WHERE order_id = p_order_id AND granted_at IS NULL AND transaction_id = ANY (p_transaction_ids);
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' AND NOT EXISTS (
+        SELECT 1 FROM iap.deliveries WHERE order_id = p_order_id AND granted_at IS NULL AND revoked_at IS NULL
+    ) THEN
+        UPDATE iap.orders SET status = 'finished' WHERE order_id = p_order_id;
+    END IF;
+    RETURN v_marked;
+END $$;
+
+-- The game closes an order nobody paid. An active job is left alone: it may be verifying a receipt the client
+-- already sent (Apple answering 503, a retry due), and a payment it finds, like one that arrives later, is
+-- delivered (the money was taken) and the order becomes verified.
 CREATE OR REPLACE FUNCTION iap.close_order(order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -279,11 +324,12 @@ BEGIN
     IF v_order.delivered_quantity > 0 THEN
         RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', p_order_id USING ERRCODE = '55000';
     END IF;
-    PERFORM iap.cancel_order(p_order_id);
     UPDATE iap.orders SET status = 'closed' WHERE order_id = p_order_id;
 END $$;
 
 -- An operator gives an unclaimed payment to the order it was meant for, through the same exactly-once ledger.
+-- Locks the order before the payment, as a settle does (orders in order_id order, then the payments it
+-- delivers), and tries again after a deadlock it still loses (a settle inserting the same ledger row).
 CREATE OR REPLACE FUNCTION iap.assign_payment(transaction_id text, order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -296,49 +342,66 @@ DECLARE
     v_order     iap.orders%ROWTYPE;
     v_delivered int;
     v_active    iap.jobs%ROWTYPE;
+    v_finder    bigint;
 BEGIN
-    SELECT * INTO v_payment FROM iap.unclaimed_payments WHERE transaction_id = p_transaction_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'assign_payment: no unclaimed payment %', p_transaction_id USING ERRCODE = 'P0002';
-    END IF;
-    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'assign_payment: no order %', p_order_id USING ERRCODE = 'P0002';
-    END IF;
-    IF v_payment.assigned_at IS NOT NULL OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = p_transaction_id) THEN
-        RAISE EXCEPTION 'assign_payment: payment % is already delivered', p_transaction_id USING ERRCODE = '55000';
-    END IF;
-    IF v_order.product_id <> v_payment.product_id THEN
-        RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %', p_transaction_id, v_payment.product_id,
-            p_order_id, v_order.product_id USING ERRCODE = '55000';
-    END IF;
-    IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
-        RAISE EXCEPTION 'assign_payment: order % is already full', p_order_id USING ERRCODE = '55000';
-    END IF;
-    INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
-    VALUES (p_transaction_id, p_order_id, v_order.user_id, v_order.product_id, v_payment.quantity, v_payment.purchase_date,
-            v_payment.environment, v_payment.job_id);
-    INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
-    VALUES (p_transaction_id, v_order.user_id, p_order_id)
-    ON CONFLICT DO NOTHING;
-    v_delivered := v_order.delivered_quantity + v_payment.quantity;
-    UPDATE iap.orders
-    SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
-        outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
-    WHERE order_id = p_order_id;
-    UPDATE iap.unclaimed_payments SET assigned_order_id = p_order_id, assigned_at = now()
-    WHERE transaction_id = p_transaction_id;
-    IF v_delivered >= v_order.quantity THEN
-        SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
-        IF FOUND THEN
-            UPDATE iap.jobs SET state = 'superseded', superseded_by = v_payment.job_id, finished_at = now(), locked_by = NULL
-            WHERE id = v_active.id;
-            IF v_active.state = 'running' THEN
-                PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+    FOR v_try IN 1..5 LOOP
+        BEGIN
+            SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'assign_payment: no order %', p_order_id USING ERRCODE = 'P0002';
             END IF;
-        END IF;
-    END IF;
-    PERFORM pg_notify('iap_verified', json_build_object('order_id', p_order_id, 'user_id', v_order.user_id)::text);
+            SELECT * INTO v_payment FROM iap.unclaimed_payments WHERE transaction_id = p_transaction_id FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'assign_payment: no unclaimed payment %', p_transaction_id USING ERRCODE = 'P0002';
+            END IF;
+            IF v_payment.assigned_at IS NOT NULL OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = p_transaction_id) THEN
+                RAISE EXCEPTION 'assign_payment: payment % is already delivered', p_transaction_id USING ERRCODE = '55000';
+            END IF;
+            IF v_order.product_id <> v_payment.product_id THEN
+                RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %', p_transaction_id,
+                    v_payment.product_id, p_order_id, v_order.product_id USING ERRCODE = '55000';
+            END IF;
+            IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
+                RAISE EXCEPTION 'assign_payment: order % is already full', p_order_id USING ERRCODE = '55000';
+            END IF;
+            -- The job that found the payment, unless retention purged it: the key share keeps a purge from
+            -- deleting it before the ledger row below names it.
+            SELECT id INTO v_finder FROM iap.jobs WHERE id = v_payment.job_id FOR KEY SHARE;
+            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
+            VALUES (p_transaction_id, p_order_id, v_order.user_id, v_order.product_id, v_payment.quantity, v_payment.purchase_date,
+                    v_payment.environment, v_payment.job_id);
+            -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.
+            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+            VALUES (coalesce(v_payment.original_transaction_id, p_transaction_id), v_order.user_id, p_order_id)
+            ON CONFLICT DO NOTHING;
+            v_delivered := v_order.delivered_quantity + v_payment.quantity;
+            UPDATE iap.orders
+            SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
+                outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
+            WHERE order_id = p_order_id;
+            UPDATE iap.unclaimed_payments SET assigned_order_id = p_order_id, assigned_at = now()
+            WHERE transaction_id = p_transaction_id;
+            IF v_delivered >= v_order.quantity THEN
+                SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+                IF FOUND THEN
+                    UPDATE iap.jobs
+                    SET state = 'superseded', superseded_by = v_finder, finished_at = now(), locked_by = NULL,
+                        last_error = 'order paid by payment ' || p_transaction_id || ', assigned by ' || session_user
+                    WHERE id = v_active.id;
+                    IF v_active.state = 'running' THEN
+                        PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+                    END IF;
+                END IF;
+            END IF;
+            PERFORM pg_notify('iap_verified', json_build_object('order_id', p_order_id, 'user_id', v_order.user_id)::text);
+            RETURN;
+        EXCEPTION WHEN deadlock_detected THEN
+            -- This attempt's locks and writes are rolled back; the other transaction goes on.
+            IF v_try = 5 THEN
+                RAISE;
+            END IF;
+        END;
+    END LOOP;
 END $$;
 
 -- One row per job state, all six always present. due_now and oldest_due_seconds concern pending
@@ -456,7 +519,7 @@ ORDER BY coalesce(j.finished_at, o.outcome_at) DESC, j.id DESC;
 -- those to exit codes 3 and 4. SECURITY DEFINER so that receiptd_operator needs no table rights;
 -- the fixed search_path keeps callers from substituting objects.
 
--- A fresh pending job, due now, with the latest job's receipt, for an order that is not full
+-- A fresh pending job, due now, with the latest job's input and kind, for an order that is not full
 -- and has no active job. Locks the order row first, as enqueue_receipt does.
 CREATE OR REPLACE FUNCTION iap.retry_order(p_order_id text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
@@ -481,8 +544,10 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'retry_order: order % has no job, so no receipt to retry', p_order_id USING ERRCODE = 'P0002';
     END IF;
-    INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256)
-    VALUES (p_order_id, v_latest.receipt_data, v_latest.receipt_sha256)
+    -- The same input as the latest job, of the same kind (a transaction or a purchase token is no receipt),
+    -- sent by the same user.
+    INSERT INTO iap.jobs (order_id, kind, receipt_data, receipt_sha256, submitted_by)
+    VALUES (p_order_id, v_latest.kind, v_latest.receipt_data, v_latest.receipt_sha256, v_latest.submitted_by)
     RETURNING id INTO v_new_id;
     PERFORM pg_notify('iap_jobs', v_new_id::text);
     RETURN v_new_id;
@@ -589,6 +654,7 @@ REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.create_order(text, text, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.owed_deliveries(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.mark_granted(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.mark_granted(text, text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.close_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.assign_payment(text, text) FROM PUBLIC;
 
@@ -624,7 +690,8 @@ BEGIN
         GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
             iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
             iap.create_order(text, text, text, int),
-            iap.owed_deliveries(text), iap.mark_granted(text), iap.close_order(text) TO receiptd_app;
+            iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text)
+            TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_operator;

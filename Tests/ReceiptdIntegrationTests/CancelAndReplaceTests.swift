@@ -64,12 +64,17 @@ import Testing
         }
     }
 
-    @Test func aFullOrderTakesNoNewReceipt() async throws {
+    @Test func aFullOrderTakesTheSameReceiptAsANoOpAndVerifiesAnotherOne() async throws {
         try await Fixture.with { f in
-            let paid = try await f.enqueue("o1", receipt: Receipts.paying("31"))
+            let receipt = Receipts.paying("31")
+            let paid = try await f.enqueue("o1", receipt: receipt)
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
-            #expect(try await f.enqueue("o1", receipt: Receipts.paying("32")) == paid)
+            #expect(try await f.enqueue("o1", receipt: receipt) == paid)
             #expect(try await f.value("SELECT count(*) FROM iap.jobs") == "1")
+            // Another receipt may carry a second payment (SecondPaymentTests follows it through).
+            let other = try await f.enqueue("o1", receipt: Receipts.paying("32"))
+            #expect(other != paid)
+            #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [other]) == "pending")
         }
     }
 

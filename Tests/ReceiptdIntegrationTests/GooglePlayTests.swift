@@ -98,6 +98,26 @@ import Testing
         }
     }
 
+    @Test func aRetriedPurchaseIsAskedOfGoogleAgainNotOfVerifyReceipt() async throws {
+        try await Self.withGooglePlay { f, google, settings in
+            // Google was unreachable until the job gave up; the operator retries the order once it is back.
+            try await enqueue(f, "given-up", token: SyntheticPurchaseToken(productID: "gems", orderID: "GPA.7401"))
+            let job = try #require(try await f.value("SELECT id FROM iap.jobs WHERE order_id = 'given-up'").flatMap { Int64($0) })
+            try await f.setJob(job, state: "failed", error: "transport: timed out")
+            try await f.setOutcome("given-up", "failed")
+            let retried = try ReceiptdBinary.run(["retry", "given-up", "--database-url", f.database.connectionString])
+            #expect(retried.status == 0, "\(retried.stderr)")
+            try await f.withDaemons(settings: settings) { _ in
+                try await f.waitUntilSettled()
+                try await f.waitUntil { google.recordedFinalizations().count == 1 }
+            }
+            let order = try await f.order("given-up")
+            #expect(order["outcome"] == "full" && order["state"] == "succeeded", "\(order["last_error"] ?? "")")
+            #expect(try await f.value("SELECT kind FROM iap.jobs WHERE id = $1", [try #require(Int64(order["id"] ?? ""))]) == "google_purchase")
+            #expect(google.recordedPurchaseQueries().count == 1 && f.standIn.recordedRequests().isEmpty)
+        }
+    }
+
     @Test func aTestPurchaseWithoutOrderIdIsKeyedByItsTokenAndIsSandbox() async throws {
         try await Self.withGooglePlay { f, _, settings in
             let token = SyntheticPurchaseToken(productID: "gems", testPurchase: true)
@@ -205,6 +225,7 @@ import Testing
             try await enqueue(f, "refunded", token: token)
             try await f.withDaemons(settings: settings) { daemons in
                 try await f.waitUntilSettled()
+                #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u1')") == "1")
                 google.void(token: token.encoded(), orderID: "GPA.50", reason: 1)
                 google.void(token: "someone-elses", orderID: "GPA.99", reason: 5)
                 try await f.waitUntil { try await f.value("SELECT revoked_at IS NOT NULL FROM iap.deliveries") == "t" }
@@ -219,6 +240,8 @@ import Testing
             }
             let ledger = try await f.row("SELECT revocation_reason, store FROM iap.deliveries")
             #expect(ledger["revocation_reason"] == "remorse" && ledger["store"] == "google")
+            // Refunded before the game granted it: it is no longer owed.
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u1')") == "0")
             #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "1")
             #expect(try await f.value("SELECT count(*) FROM iap.google_voided_cursor") == "1")
         }

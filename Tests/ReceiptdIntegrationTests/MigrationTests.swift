@@ -80,6 +80,32 @@ import Testing
                (SELECT count(*) FROM iap.daemons)
         """
 
+    @Test func anUnclaimedPaymentRecordedBeforeTheOriginalIdColumnIsStillAssigned() async throws {
+        // A database at migration 6 (Google Play), before unclaimed payments kept their original transaction id.
+        let database = try await TestEnvironment.shared.emptyDatabase()
+        let connection = try await database.connect()
+        try await Migrator.migrate(connection, upTo: 6)
+        await connection.close()
+        try await Fixture.with(database: database) { f in
+            try await f.connection.execute("""
+                INSERT INTO iap.orders (order_id, user_id, product_id, outcome, outcome_at) VALUES
+                    ('found', 'u1', 'gems', 'unmatched', now()), ('lost', 'u1', 'shield', NULL, NULL)
+                """)
+            try await f.connection.execute("""
+                INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id)
+                VALUES ('1201', 'shield', 1, now(), 'Production', 'u1', 'found', 1)
+                """)
+            try await Migrator.migrate(f.connection)
+            #expect(try await f.value("SELECT max(version) FROM iap.schema_migrations") == String(Migration.latestVersion))
+            let row = try await f.row("SELECT transaction_id, original_transaction_id FROM iap.unclaimed_payments")
+            #expect(row["transaction_id"] == "1201" && row["original_transaction_id"] == nil)
+            // Its original id is unknown: the transaction id stands in for it, as before.
+            try await f.connection.execute("SELECT iap.assign_payment('1201', 'lost')")
+            #expect(try await f.value("SELECT original_transaction_id || '/' || order_id FROM iap.transaction_owners") == "1201/lost")
+            #expect(try await f.value("SELECT order_id FROM iap.deliveries WHERE transaction_id = '1201'") == "lost")
+        }
+    }
+
     @Test func migrateStatusTellsAppliedFromPendingAndExitsThreeWhilePending() async throws {
         let database = try await TestEnvironment.shared.emptyDatabase()
         let url = database.connectionString

@@ -26,6 +26,39 @@ import Testing
         }
     }
 
+    @Test func retryOrderKeepsTheJobsKindSenderAndInput() async throws {
+        try await Fixture.with { f in
+            // Another account on the device sent a signed transaction; a Google token was sent for another order.
+            let jws = f.standIn.testChain.signedTransaction(SignedTransactionPayload(transactionId: "7301", productId: "gems"))
+            try await f.connection.execute("SELECT iap.create_order('sk2', 'alice', 'gems')")
+            let transaction = try await f.enqueue("sk2", user: "bob", transaction: jws)
+            let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.7302").encoded()
+            let google = try #require(try await f.value("SELECT iap.enqueue_google_purchase('gp', 'carol', 'gems', $1)", [token])
+                .flatMap { Int64($0) })
+            for (job, order) in [(transaction, "sk2"), (google, "gp")] {
+                try await f.setJob(job, state: "failed", error: "transport: timed out")
+                try await f.setOutcome(order, "failed")
+            }
+            let inputs = "SELECT kind, submitted_by, receipt_data, receipt_sha256 FROM iap.jobs WHERE id = $1"
+            for (job, order, kind) in [(transaction, "sk2", "transaction"), (google, "gp", "google_purchase")] {
+                let fresh = try #require(try await f.value("SELECT iap.retry_order($1)", [order]).flatMap { Int64($0) })
+                let old = try await f.row(inputs, [job])
+                let new = try await f.row(inputs, [fresh])
+                #expect(new["kind"] == kind, "\(order)")
+                for column in ["kind", "submitted_by", "receipt_data", "receipt_sha256"] {
+                    #expect(new[column] == old[column], "\(order) \(column)")
+                }
+            }
+            // The retried signed transaction is verified as one: offline, without asking Apple, and it pays the order.
+            _ = try await f.value("SELECT iap.cancel_order('gp')")
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let order = try await f.order("sk2")
+            #expect(order["outcome"] == "full" && order["state"] == "succeeded", "\(order["last_error"] ?? "")")
+            #expect(try await f.value("SELECT user_id FROM iap.deliveries WHERE transaction_id = '7301'") == "alice")
+            #expect(f.standIn.recordedRequests().isEmpty)
+        }
+    }
+
     @Test func retryOrderRefusesFullOrdersActiveJobsAndUnknownOrders() async throws {
         try await Fixture.with { f in
             try await f.enqueue("active", receipt: Receipts.paying("1"))

@@ -46,12 +46,14 @@ import Testing
     @Test func theFunctionsTakeTheContractsParameterNames() async throws {
         try await Fixture.with { f in
             let expected = [
-                "create_order": "order_id text, user_id text, product_id text, quantity integer DEFAULT 1",
-                "owed_deliveries": "user_id text", "mark_granted": "order_id text", "close_order": "order_id text",
-                "assign_payment": "transaction_id text, order_id text",
+                "create_order(text, text, text, int)": "order_id text, user_id text, product_id text, quantity integer DEFAULT 1",
+                "owed_deliveries(text)": "user_id text", "mark_granted(text)": "order_id text",
+                "mark_granted(text, text[])": "order_id text, transaction_ids text[]", "close_order(text)": "order_id text",
+                "assign_payment(text, text)": "transaction_id text, order_id text",
             ]
-            for (name, arguments) in expected {
-                #expect(try await f.value("SELECT pg_get_function_arguments(('iap.' || $1)::regproc)", [name]) == arguments, "\(name)")
+            for (signature, arguments) in expected {
+                #expect(try await f.value("SELECT pg_get_function_arguments(('iap.' || $1)::regprocedure)", [signature]) == arguments,
+                        "\(signature)")
             }
             let checkout = try await f.value("""
                 SELECT iap.create_order(order_id => 'o1', user_id => 'u1', product_id => 'gems', quantity => 2)::text
@@ -120,7 +122,7 @@ import Testing
             try await f.enqueue("o1", receipt: SyntheticReceipt(inApp: []).encoded())
             try await f.connection.execute("SELECT iap.close_order('o1')")
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "closed")
-            #expect(try await f.value("SELECT state FROM iap.jobs WHERE order_id = 'o1'") == "cancelled")
+            #expect(try await f.value("SELECT state FROM iap.jobs WHERE order_id = 'o1'") == "pending")   // left alone
             // The money was taken after all: the payment is delivered and the order is verified.
             try await f.enqueue("o1", receipt: Self.receipt(Self.purchase("31")))
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
@@ -128,6 +130,60 @@ import Testing
             let refused = await #expect(throws: PostgresError.self) { try await f.connection.execute("SELECT iap.close_order('o1')") }
             #expect(refused?.sqlState == "55000")
             let unknown = await #expect(throws: PostgresError.self) { try await f.connection.execute("SELECT iap.close_order('nope')") }
+            #expect(unknown?.sqlState == "P0002")
+        }
+    }
+
+    @Test func closingAnOrderLeavesAJobVerifyingTheClientsReceiptAlone() async throws {
+        try await Fixture.with { f in
+            // The client sent its receipt; Apple answered 503 and the retry is an hour away when the game gives up.
+            try await f.connection.execute("SELECT iap.create_order('o1', 'u1', 'gems')")
+            let receipt = SyntheticReceipt(inApp: [Receipts.purchase("35")], script: [ScriptStep(http: 503)]).encoded()
+            let job = try await f.enqueue("o1", receipt: receipt)
+            let slowRetry = f.settings { $0.daemon.backoff = Backoff(base: 3_600, maximum: 3_600) }
+            try await f.withDaemons(settings: slowRetry) { _ in
+                try await f.waitUntil { try await f.value("SELECT attempts FROM iap.jobs WHERE id = $1 AND state = 'pending'", [job]) == "1" }
+            }
+            try await f.connection.execute("SELECT iap.close_order('o1')")
+            #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "closed")
+            #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [job]) == "pending")
+            // The retry comes due: the payment is delivered, and the order is verified.
+            try await f.connection.execute("UPDATE iap.jobs SET run_at = now() WHERE id = $1", [job])
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(try await f.value("SELECT status::text || '/' || outcome::text FROM iap.orders WHERE order_id = 'o1'") == "verified/full")
+            #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [job]) == "succeeded")
+            #expect(try await f.value("SELECT transaction_id FROM iap.owed_deliveries('u1')") == "35")
+        }
+    }
+
+    @Test func markGrantedWithIdsLeavesATransactionDeliveredMeanwhileOwed() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute("SELECT iap.create_order('o1', 'u1', 'gems', 2)")
+            try await f.enqueue("o1", receipt: Self.receipt(Self.purchase("71")), quantity: 2)
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            // The game reads what it owes …
+            let seen = try await f.connection.execute("SELECT transaction_id FROM iap.owed_deliveries('u1')").rows.compactMap { $0[0] }
+            #expect(seen == ["71"])
+            // … a second transaction is delivered to the order meanwhile …
+            try await f.enqueue("o1", receipt: Self.receipt(Self.purchase("71"), Self.purchase("72")), quantity: 2)
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("o1")["outcome"] == "full")
+            // … and it confirms what it granted: the second one stays owed, and the order is not finished.
+            #expect(try await f.value("SELECT iap.mark_granted('o1', $1::text[])", ["{71}"]) == "1")
+            #expect(try await f.value("SELECT iap.mark_granted('o1', $1::text[])", ["{71}"]) == "0")
+            #expect(try await f.value("SELECT string_agg(transaction_id, ',') FROM iap.owed_deliveries('u1')") == "72")
+            #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "verified")
+            // An id of another order marks nothing.
+            #expect(try await f.value("SELECT iap.mark_granted('o1', ARRAY['nope'])") == "0")
+            #expect(try await f.value("SELECT iap.mark_granted(order_id => 'o1', transaction_ids => ARRAY['72'])") == "1")
+            #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'o1'") == "finished")
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u1')") == "0")
+
+            let null = await #expect(throws: PostgresError.self) { try await f.connection.execute("SELECT iap.mark_granted('o1', NULL)") }
+            #expect(null?.sqlState == "22023")
+            let unknown = await #expect(throws: PostgresError.self) {
+                try await f.connection.execute("SELECT iap.mark_granted('nope', ARRAY['72'])")
+            }
             #expect(unknown?.sqlState == "P0002")
         }
     }
@@ -206,6 +262,7 @@ import Testing
             _ = try await app.execute("SELECT iap.create_order('o1', 'u1', 'gems')")
             _ = try await app.execute("SELECT * FROM iap.owed_deliveries('u1')")
             _ = try await app.execute("SELECT iap.mark_granted('o1')")
+            _ = try await app.execute("SELECT iap.mark_granted('o1', ARRAY['1'])")
             _ = try await app.execute("SELECT iap.close_order('o1')")
             let denied = await #expect(throws: PostgresError.self) { try await app.execute("SELECT iap.assign_payment('1', 'o1')") }
             #expect(denied?.sqlState == "42501")

@@ -145,8 +145,9 @@ extension JobStore {
             // A Google purchase that paid nothing is left unacknowledged, so Google refunds it: not a payment to assign.
             for entry in plan.unclaimed where entry.store == .apple && !ledger.isDelivered(entry.transactionID) {
                 unclaimed[entry.transactionID] = [
-                    ("transaction_id", .string(entry.transactionID)), ("product_id", .string(entry.productID)),
-                    ("quantity", .optional(entry.quantity)), ("purchase_ms", .int(entry.purchaseDateMilliseconds ?? 0)),
+                    ("transaction_id", .string(entry.transactionID)), ("original_id", .string(entry.originalTransactionID)),
+                    ("product_id", .string(entry.productID)), ("quantity", .optional(entry.quantity)),
+                    ("purchase_ms", .int(entry.purchaseDateMilliseconds ?? 0)),
                     ("environment", .string(answer.environment.rawValue)), ("user_id", .string(answer.job.userID)),
                     ("order_id", .string(answer.job.order.orderID)), ("job_id", .int(answer.job.id)),
                 ]
@@ -185,11 +186,12 @@ extension JobStore {
     /// Verified purchases that paid no order, once each, unless bought before `$2` (`RECEIPTD_UNCLAIMED_SINCE`;
     /// NULL: when this database was first migrated), which an older system is taken to have delivered.
     package static let recordUnclaimed = """
-        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id)
+        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id,
+                                            original_transaction_id)
         SELECT u.transaction_id, u.product_id, u.quantity, to_timestamp(u.purchase_ms / 1000.0), u.environment, u.user_id,
-               u.order_id, u.job_id
+               u.order_id, u.job_id, u.original_id
         FROM jsonb_to_recordset($1::jsonb) AS u(transaction_id text, product_id text, quantity int, purchase_ms bigint,
-                                                 environment text, user_id text, order_id text, job_id bigint)
+                                                 environment text, user_id text, order_id text, job_id bigint, original_id text)
         WHERE to_timestamp(u.purchase_ms / 1000.0)
               >= coalesce($2::timestamptz, (SELECT applied_at FROM iap.schema_migrations WHERE version = 1), '-infinity')
         ON CONFLICT (transaction_id) DO NOTHING

@@ -26,7 +26,8 @@ public struct Migration: Sendable {
         Migration(version: 4, name: "order_lifecycle", bytes: PackageResources._004_order_lifecycle_sql),
         Migration(version: 5, name: "storekit2", bytes: PackageResources._005_storekit2_sql),
         Migration(version: 6, name: "google_play", bytes: PackageResources._006_google_play_sql),
-        Migration(version: 9, name: "operations_health", bytes: PackageResources._009_operations_health_sql),
+        Migration(version: 7, name: "unclaimed_original_id", bytes: PackageResources._007_unclaimed_original_id_sql),
+        Migration(version: 8, name: "operations_health", bytes: PackageResources._008_operations_health_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -1,4 +1,4 @@
--- Migration 9: what an operator needs to see a background part that stopped working. The voided-purchases
+-- Migration 8: what an operator needs to see a background part that stopped working. The voided-purchases
 -- poll records its last success, its last failure and whether it could take its advisory lock, so one that
 -- has not succeeded for a day shows in iap.stuck_jobs and `receiptd status`; and a Retry-After that was
 -- stored unbounded before this version is brought back to the one-hour cap.
