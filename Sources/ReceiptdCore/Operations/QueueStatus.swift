@@ -34,7 +34,7 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var orderID: String
         /// `running` or `pending`.
         public var state: JobState
-        /// `lease_expired` (running, heartbeat over 60 s old), `overrun` (running far longer than an attempt may,
+        /// `lease_expired` (running, its heartbeat and its daemon's over 60 s old), `overrun` (running far longer than an attempt may,
         /// its daemon still heartbeating) or `overdue` (pending, due over 5 minutes ago).
         public var reason: String
         /// Seconds since the heartbeat or since the job became due.
