@@ -57,7 +57,8 @@ import Testing
                     let ghost = try await f.order("ghost")["outcome"]
                     return others == 20 && ghost == "full" && ContinuousClock.now - lockedAt > .seconds(lease * 1.5)
                 }
-                #expect(try await f.order("ghost")["last_error"]?.contains("lease expired: daemon dead-host:1:x stopped") == true)
+                // Reclaimed (the lost attempt counted), then claimed again.
+                #expect(try await f.order("ghost")["attempts"] == "2")
                 // The living daemon kept heartbeating, so its held job was not taken from it.
                 let age = try await f.value("SELECT extract(epoch FROM now() - heartbeat_at) FROM iap.daemons WHERE daemon = $1",
                                             [daemons[0].identity])

@@ -142,15 +142,20 @@ public struct JobStore: Sendable {
         try await pool.execute("DELETE FROM iap.daemons WHERE daemon = $1", [owner])
     }
 
-    /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt.
+    /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt. One that
+    /// another transaction holds locked is left: once this daemon has signed off, any daemon's lease pass takes it.
     @discardableResult
     public func releaseUnfinished() async throws -> Int {
-        try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE state = 'running' AND locked_by = $1", [owner]).affectedRows
+        try await pool.execute("""
+            UPDATE iap.jobs SET \(Self.released)
+            WHERE id = ANY (ARRAY(SELECT id FROM iap.jobs WHERE state = 'running' AND locked_by = $1 FOR UPDATE SKIP LOCKED))
+            """, [owner]).affectedRows
     }
 
     /// Returns to `pending` the running jobs whose heartbeat is `lease` seconds old and whose daemon stopped:
-    /// its `iap.daemons` row is as old or gone. Also this daemon's own such jobs that are not in `inFlight` (it
-    /// gave them up without being able to write that). Counts the lost attempt.
+    /// its `iap.daemons` row is as old or gone. Counts the lost attempt (the last one makes the job `failed`).
+    /// Also this daemon's own such jobs that are not in `inFlight`: it gave them up without being able to write
+    /// that (the database away, or the row held by another transaction), so their attempt is not counted.
     ///
     /// A living daemon's job is never taken, even when its heartbeat could not be refreshed because another
     /// transaction held the row. Rows (job or order) that another transaction holds are skipped, never waited
@@ -168,9 +173,12 @@ public struct JobStore: Sendable {
                 FOR UPDATE OF j, o SKIP LOCKED
             ), lapsed AS (
                 UPDATE iap.jobs j
-                SET state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
-                    finished_at = CASE WHEN attempts >= $2 THEN now() END,
-                    run_at = now(), last_error = 'lease expired: daemon ' || coalesce(locked_by, '?') || ' stopped',
+                SET state = CASE WHEN locked_by IS DISTINCT FROM $3 AND attempts >= $2 THEN 'failed' ELSE 'pending' END,
+                    finished_at = CASE WHEN locked_by IS DISTINCT FROM $3 AND attempts >= $2 THEN now() END,
+                    attempts = CASE WHEN locked_by = $3 THEN greatest(attempts - 1, 0) ELSE attempts END,
+                    run_at = now(),
+                    last_error = CASE WHEN locked_by = $3 THEN 'daemon ' || locked_by || ' gave the job up without recording an answer'
+                                      ELSE 'lease expired: daemon ' || coalesce(locked_by, '?') || ' stopped' END,
                     locked_by = NULL, heartbeat_at = NULL
                 WHERE j.id = ANY (ARRAY(SELECT id FROM candidates))
                 RETURNING order_id, state
