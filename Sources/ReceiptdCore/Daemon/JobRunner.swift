@@ -136,7 +136,7 @@ struct JobRunner: Sendable {
         do {
             try await store.postpone(job, seconds: configuration.backoff.delay(afterAttempt: job.attempts), reason: reason)
         } catch {
-            logger.error("could not postpone the job either; its lease returns it to pending", metadata: [LogKey.error: "\(error)"])
+            logger.error("could not postpone the job either; this daemon's lease pass returns it to pending", metadata: [LogKey.error: "\(error)"])
         }
     }
 
