@@ -52,7 +52,7 @@ import Testing
 
                 // Held open through more than a lease: the others settle and the dead daemon's job is reclaimed
                 // (and then settles) meanwhile.
-                try await f.waitUntil(timeout: .seconds(20)) {
+                try await f.waitUntil(timeout: .seconds(40)) {
                     let others = try await fullOrders(f, prefix: "other-")
                     let ghost = try await f.order("ghost")["outcome"]
                     return others == 20 && ghost == "full" && ContinuousClock.now - lockedAt > .seconds(lease * 1.5)
@@ -68,7 +68,7 @@ import Testing
 
                 // The game commits: the superseding job pays the order.
                 try await game.execute("COMMIT")
-                try await f.waitUntilSettled(timeout: .seconds(20))
+                try await f.waitUntilSettled(timeout: .seconds(40))
             } }
             await game.close()
             let held = try await f.order("held")
@@ -97,15 +97,15 @@ import Testing
                     try await f.value("SELECT count(*) FROM iap.jobs WHERE order_id = 'held' AND started_at IS NOT NULL") == "1"
                 }
                 try await enqueueUnrelated(f, count: 20, from: 9300)
-                try await f.waitUntil(timeout: .seconds(20)) { try await fullOrders(f, prefix: "other-") == 20 }
+                try await f.waitUntil(timeout: .seconds(40)) { try await fullOrders(f, prefix: "other-") == 20 }
                 // Long enough for the held answer to be given up twice over (half a lease each) without a cost.
-                try await f.waitUntil(timeout: .seconds(20)) {
+                try await f.waitUntil(timeout: .seconds(40)) {
                     try await f.value("SELECT last_error FROM iap.jobs WHERE order_id = 'held'")?.contains("waiting for a row lock") == true
                 }
                 try await Task.sleep(for: .seconds(3))
                 #expect(try await f.value("SELECT outcome::text FROM iap.orders WHERE order_id = 'held'") == nil)
                 try await game.execute("COMMIT")
-                try await f.waitUntilSettled(timeout: .seconds(20))
+                try await f.waitUntilSettled(timeout: .seconds(40))
             } }
             await game.close()
             let held = try await f.order("held")
