@@ -113,4 +113,18 @@ import Testing
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome IS DISTINCT FROM 'full'") == "0")
         }
     }
+
+    @Test func stuckJobsCallsALeaseExpiredOnlyWhenTheJobsDaemonIsSilentToo() async throws {
+        try await Fixture.with { f in
+            // A running job whose heartbeat is 90 s old, as when a game transaction held its row that long.
+            let job = try await f.enqueue("o1", receipt: Receipts.paying("9400"))
+            try await f.setJob(job, state: "running", secondsAgo: 90)
+            try await f.connection.execute("INSERT INTO iap.daemons (daemon, attempt_limit_seconds) VALUES ('test-host:1:x', 75)")
+            // Its daemon heartbeats: not lapsed (no daemon would take it), and not overrun yet.
+            #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "0")
+            // Its daemon is silent too: lapsed.
+            try await f.connection.execute("UPDATE iap.daemons SET heartbeat_at = now() - interval '61 seconds'")
+            #expect(try await f.value("SELECT reason FROM iap.stuck_jobs WHERE job_id = $1", [job]) == "lease_expired")
+        }
+    }
 }
