@@ -432,7 +432,10 @@ GROUP BY 1
 ORDER BY retries DESC, error_class;
 
 -- Jobs that need a look. 60 s matches the default RECEIPTD_LEASE (a view takes no parameters):
--- a running job silent that long is 'lease_expired' and a daemon should reclaim it soon.
+-- a running job silent that long whose daemon is silent too (or gone) is 'lease_expired' and a daemon
+-- should reclaim it soon. A living daemon's job with an old heartbeat is one another transaction (a game
+-- server's left open) holds locked, which 'overrun' shows if it lasts, or one that daemon gave up and
+-- takes back itself at its next lease pass.
 -- A running job whose daemon still heartbeats but whose attempt has run a minute past the longest
 -- an attempt may take under that daemon's settings (iap.daemons.attempt_limit_seconds) is 'overrun':
 -- the daemon is alive but no longer finishing it.
@@ -449,6 +452,7 @@ CROSS JOIN LATERAL (
     SELECT CASE
         WHEN j.state = 'pending' AND j.run_at < now() - interval '5 minutes' THEN 'overdue'
         WHEN j.state = 'running' AND coalesce(j.heartbeat_at, j.started_at, j.created_at) < now() - interval '60 seconds'
+             AND (d.heartbeat_at IS NULL OR d.heartbeat_at < now() - interval '60 seconds')
             THEN 'lease_expired'
         WHEN j.state = 'running'
              AND j.started_at < now() - make_interval(secs => coalesce(d.attempt_limit_seconds, 90) + 60) THEN 'overrun'

@@ -26,6 +26,8 @@ public struct ChaosReport: Sendable {
     public var deliveries: Int
     /// Orders per outcome.
     public var outcomes: [String: Int]
+    /// How long a game transaction held an order's rows locked while the run went on (0: it could not).
+    public var gameTransactionSeconds: Double = 0
     /// Every broken rule, one line each; empty when the run passed.
     public var violations: [String]
 

@@ -6,7 +6,8 @@ import ReceiptdTestKit
 
 /// Several daemon processes work through thousands of orders while the stand-in injects faults,
 /// daemons are killed with SIGKILL and restarted, PostgreSQL is restarted with `-m immediate` and later
-/// stopped for longer than half the lease, and forged cancel notifications name running jobs.
+/// stopped for longer than half the lease, forged cancel notifications name running jobs, and a game
+/// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`).
 /// Then `ChaosReport` checks that nothing was lost or delivered twice.
 public struct ChaosRun {
     let configuration: Configuration
@@ -73,12 +74,17 @@ public struct ChaosRun {
         var outageDone = configuration.databaseOutage <= 0
         var forged = 0
         var open = Int.max
+        var game: Task<ChaosGameTransaction.Held, Never>?
+        var gameEnds = started
         while ContinuousClock.now - started < .seconds(configuration.timeLimit) {
             try await Task.sleep(for: .milliseconds(250))
             try fleet.restartCrashed()
             if !replaced, ContinuousClock.now - started > .milliseconds(150) {
                 for call in orders.replacements { try await enqueue(call, on: connection) }
                 replaced = true
+                let transaction = ChaosGameTransaction(database: database)
+                game = Task { await transaction.run() }
+                gameEnds = .now + .seconds(transaction.seconds + 2)
             }
             if configuration.killInterval > 0, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
                 try fleet.killOneAndRestart()
@@ -93,7 +99,8 @@ public struct ChaosRun {
                 connection = try await PostgresConnection.connect(database)
                 continue
             }
-            if !restarted, open < orders.initial.count * 2 / 3 {
+            // Not while the game transaction holds its locks: a restart would end it early.
+            if !restarted, ContinuousClock.now > gameEnds, open < orders.initial.count * 2 / 3 {
                 say("restarting PostgreSQL with -m immediate (\(open) jobs open)")
                 try postgres.restart(mode: .immediate)
                 restarted = true
@@ -118,11 +125,17 @@ public struct ChaosRun {
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
         let exitCodes = await fleet.terminateAll()
-        let report = try await ChaosReport.check(
+        var report = try await ChaosReport.check(
             orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
             gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count,
             serverAPI: standIn.recordedServerAPIRequests().count, googleFinalizations: googlePlay.recordedFinalizations(),
             forgedCancels: forged)
+        if let held = await game?.value {
+            report.gameTransactionSeconds = held.seconds
+            report.violations += held.violations
+            say("a game transaction held order \(held.orderID ?? "none") for \(String(format: "%.1f", held.seconds)) s; "
+                + "\(held.othersFinished) of \(held.othersOpen) other open jobs finished meanwhile")
+        }
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }

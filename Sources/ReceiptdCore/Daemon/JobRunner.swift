@@ -60,14 +60,16 @@ struct JobRunner: Sendable {
         return answer.calledStore ? attempt.appleHealthy : nil
     }
 
-    /// Writes the verdict, retrying while the database is unreachable, until half the job's lease has passed.
-    /// A statement the server refuses for its content is not sent again: the job is rescheduled without it.
+    /// Writes the verdict, retrying while the database is unreachable or a row it needs is locked by another
+    /// transaction, until half the job's lease has passed. A statement the server refuses for its content is not
+    /// sent again: the job is rescheduled without it.
     private func record(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async {
         let deadline = ContinuousClock.now + .seconds(configuration.lease / 2)
         var pause = Duration.milliseconds(100)
+        var locked = false
         while true {
             do {
-                let (recording, outcome) = try await write(verdict, attempt: attempt, for: job, logger: logger)
+                let (recording, outcome) = try await write(verdict, attempt: attempt, for: job, alone: locked, logger: logger)
                 if case .retry(let failure) = verdict, recording != .abandoned { metrics.retry(errorClass: failure.errorClass) }
                 switch recording {
                 case .abandoned:
@@ -88,7 +90,14 @@ struct JobRunner: Sendable {
                 await reschedule(job, after: error, logger: logger)
                 return
             } catch {
+                // A row another transaction holds (a game server's left open): tried again, alone, and never
+                // counted against the job's attempts.
+                locked = (error as? PostgresError)?.isLockTimeout == true
                 guard ContinuousClock.now + pause < deadline, !Task.isCancelled else {
+                    if locked {
+                        await postponeWhileLocked(job, logger: logger)
+                        return
+                    }
                     logger.error("could not record the result; rescheduling the job", metadata: [LogKey.error: "\(error)"])
                     await reschedule(job, after: error, logger: logger)
                     return
@@ -118,6 +127,19 @@ struct JobRunner: Sendable {
         }
     }
 
+    /// After another transaction held a row the answer needs for half the lease: the job is asked again after
+    /// its backoff, without counting the attempt, so a lock never turns into an order outcome. When even this
+    /// cannot be written, the job leaves the in-flight set and this daemon's lease pass returns it.
+    private func postponeWhileLocked(_ job: ClaimedJob, logger: Logger) async {
+        let reason = "waiting for a row lock another transaction holds (a game server's transaction left open?)"
+        logger.warning("a row lock held by another transaction kept the answer from being recorded; asking again later")
+        do {
+            try await store.postpone(job, seconds: configuration.backoff.delay(afterAttempt: job.attempts), reason: reason)
+        } catch {
+            logger.error("could not postpone the job either; this daemon's lease pass returns it to pending", metadata: [LogKey.error: "\(error)"])
+        }
+    }
+
     /// Puts an aborted job back to `pending` at once, if it is still ours (a superseded or cancelled one is not).
     private func release(_ job: ClaimedJob, logger: Logger) async {
         do {
@@ -129,7 +151,7 @@ struct JobRunner: Sendable {
 
     /// Writes one verdict; returns how it was written and the order outcome to count when it finished the job.
     private func write(
-        _ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger
+        _ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, alone: Bool, logger: Logger
     ) async throws -> (JobStore.Recording, OrderOutcome?) {
         switch verdict {
         case .verified(let verified):
@@ -150,7 +172,7 @@ struct JobRunner: Sendable {
             }
             let (recording, plan) = try await store.recordVerified(
                 VerifiedAnswer(job: job, transactions: transactions, environment: environment, attempt: attempt,
-                               store: verified.store, finalization: verified.finalization))
+                               store: verified.store, finalization: verified.finalization), alone: alone)
             if let plan, !plan.foreignPurchases.isEmpty {
                 logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
                     "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",

@@ -45,6 +45,27 @@ extension JobStore {
         throw PostgresError(kind: .query, message: "jobs \(answers.map(\.job.id)): gave up after repeated delivery conflicts")
     }
 
+    /// Settles a batch, each answer's own result. When a row lock held elsewhere (a game server's transaction
+    /// left open) makes the batch time out, each answer is settled on its own: only those that need the locked
+    /// rows fail (with the transient lock timeout), and the others of the batch are not held up by them.
+    func recordEach(_ answers: [VerifiedAnswer]) async -> [Result<(Recording, DeliveryPlan?), any Error>] {
+        do {
+            return try await recordVerified(answers).map { .success($0) }
+        } catch let error as PostgresError where error.isLockTimeout && answers.count > 1 {
+            var results: [Result<(Recording, DeliveryPlan?), any Error>] = []
+            for answer in answers {
+                do {
+                    results.append(.success(try await recordVerified([answer])[0]))
+                } catch {
+                    results.append(.failure(error))
+                }
+            }
+            return results
+        } catch {
+            return answers.map { _ in .failure(error) }
+        }
+    }
+
     /// The read pipeline's statements. Row sets from a `jsonb` parameter go through `= ANY (ARRAY(…))` wherever
     /// they meet a table: the planner guesses 100 rows for a set-returning function and would scan whole tables.
     package static let settleReads = (

@@ -24,7 +24,7 @@ public struct JobStore: Sendable {
     init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, unclaimedSince: Date? = nil, settleConcurrency: Int? = nil) {
         let unbatched = JobStore(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: nil)
         self.init(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: settleConcurrency.map { concurrency in
-            SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) { try await unbatched.recordVerified($0) }
+            SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) { await unbatched.recordEach($0) }
         })
     }
 
@@ -39,9 +39,10 @@ public struct JobStore: Sendable {
     /// Most verified answers one settle statement takes.
     static let settleBatchSize = 64
 
-    /// Settles one verified answer, together with the others that arrive meanwhile when batching is on.
-    public func recordVerified(_ answer: VerifiedAnswer) async throws -> (Recording, DeliveryPlan?) {
-        if let batcher { return try await batcher.settle(answer) }
+    /// Settles one verified answer, together with the others that arrive meanwhile when batching is on, unless
+    /// `alone` (an answer whose rows another transaction held locked at the last try: it would hold up a batch).
+    public func recordVerified(_ answer: VerifiedAnswer, alone: Bool = false) async throws -> (Recording, DeliveryPlan?) {
+        if let batcher, !alone { return try await batcher.settle(answer) }
         return try await recordVerified([answer])[0]
     }
 
@@ -83,17 +84,26 @@ public struct JobStore: Sendable {
     /// `iap.daemons`, with the longest an attempt of its may take.
     ///
     /// Only the jobs in flight: a job the daemon stopped working on for any reason must let its lease lapse.
+    /// A job row another transaction holds locked (a game server's enqueue left open) is skipped, never waited
+    /// for: the daemon's own row is what tells other daemons that it is alive (see `reclaimExpired`).
     public func heartbeat(jobs: [Int64], attemptLimitSeconds: Double) async throws {
         try await pool.execute("""
             WITH jobs AS (
                 UPDATE iap.jobs SET heartbeat_at = now()
-                WHERE id = ANY ($2::bigint[]) AND state = 'running' AND locked_by = $1
+                WHERE id = ANY (ARRAY(
+                    SELECT id FROM iap.jobs WHERE id = ANY ($2::bigint[]) AND state = 'running' AND locked_by = $1
+                    FOR UPDATE SKIP LOCKED))
             )
             INSERT INTO iap.daemons (daemon, in_flight, attempt_limit_seconds) VALUES ($1, $3, $4)
             ON CONFLICT (daemon) DO UPDATE
             SET heartbeat_at = now(), in_flight = excluded.in_flight, attempt_limit_seconds = excluded.attempt_limit_seconds
             """, [owner, jobs, jobs.count, attemptLimitSeconds])
     }
+
+    /// How long any statement of the daemon waits for a row lock before it fails with SQLSTATE 55P03
+    /// (`lock_timeout`, set on every connection of its pool): a twentieth of the lease, between half a second
+    /// and a second. Daemons hold their locks for milliseconds; only a transaction left open waits this long.
+    public static func lockTimeout(lease: Double) -> Double { min(max(lease / 20, 0.5), 1) }
 
     /// Whether `jobID` is still `running` under this daemon: the check behind every cancel notification, which
     /// any role can send and so is only a hint.
@@ -132,23 +142,45 @@ public struct JobStore: Sendable {
         try await pool.execute("DELETE FROM iap.daemons WHERE daemon = $1", [owner])
     }
 
-    /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt.
+    /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt. One that
+    /// another transaction holds locked is left: once this daemon has signed off, any daemon's lease pass takes it.
     @discardableResult
     public func releaseUnfinished() async throws -> Int {
-        try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE state = 'running' AND locked_by = $1", [owner]).affectedRows
+        try await pool.execute("""
+            UPDATE iap.jobs SET \(Self.released)
+            WHERE id = ANY (ARRAY(SELECT id FROM iap.jobs WHERE state = 'running' AND locked_by = $1 FOR UPDATE SKIP LOCKED))
+            """, [owner]).affectedRows
     }
 
-    /// Returns jobs whose daemon stopped heartbeating for `lease` seconds to `pending`, counting the lost attempt.
+    /// Returns to `pending` the running jobs whose heartbeat is `lease` seconds old and whose daemon stopped:
+    /// its `iap.daemons` row is as old or gone. Counts the lost attempt (the last one makes the job `failed`).
+    /// Also this daemon's own such jobs that are not in `inFlight`: it gave them up without being able to write
+    /// that (the database away, or the row held by another transaction), so their attempt is not counted.
+    ///
+    /// A living daemon's job is never taken, even when its heartbeat could not be refreshed because another
+    /// transaction held the row. Rows (job or order) that another transaction holds are skipped, never waited
+    /// for: they are taken at a later pass once free.
     @discardableResult
-    public func reclaimExpired(lease: Double, maxAttempts: Int) async throws -> Int {
+    public func reclaimExpired(lease: Double, maxAttempts: Int, inFlight: [Int64]) async throws -> Int {
         try await pool.execute("""
-            WITH lapsed AS (
-                UPDATE iap.jobs
-                SET state = CASE WHEN attempts >= $2 THEN 'failed' ELSE 'pending' END,
-                    finished_at = CASE WHEN attempts >= $2 THEN now() END,
-                    run_at = now(), last_error = 'lease expired: daemon ' || coalesce(locked_by, '?') || ' stopped',
+            WITH candidates AS (
+                SELECT j.id FROM iap.jobs j
+                JOIN iap.orders o ON o.order_id = j.order_id
+                LEFT JOIN iap.daemons d ON d.daemon = j.locked_by
+                WHERE j.state = 'running' AND j.heartbeat_at < now() - make_interval(secs => $1)
+                  AND (d.heartbeat_at IS NULL OR d.heartbeat_at < now() - make_interval(secs => $1)
+                       OR (j.locked_by = $3 AND j.id <> ALL ($4::bigint[])))
+                FOR UPDATE OF j, o SKIP LOCKED
+            ), lapsed AS (
+                UPDATE iap.jobs j
+                SET state = CASE WHEN locked_by IS DISTINCT FROM $3 AND attempts >= $2 THEN 'failed' ELSE 'pending' END,
+                    finished_at = CASE WHEN locked_by IS DISTINCT FROM $3 AND attempts >= $2 THEN now() END,
+                    attempts = CASE WHEN locked_by = $3 THEN greatest(attempts - 1, 0) ELSE attempts END,
+                    run_at = now(),
+                    last_error = CASE WHEN locked_by = $3 THEN 'daemon ' || locked_by || ' gave the job up without recording an answer'
+                                      ELSE 'lease expired: daemon ' || coalesce(locked_by, '?') || ' stopped' END,
                     locked_by = NULL, heartbeat_at = NULL
-                WHERE state = 'running' AND heartbeat_at < now() - make_interval(secs => $1)
+                WHERE j.id = ANY (ARRAY(SELECT id FROM candidates))
                 RETURNING order_id, state
             ), failed AS (
                 UPDATE iap.orders o SET outcome = 'failed', outcome_at = now()
@@ -158,7 +190,7 @@ public struct JobStore: Sendable {
                 DELETE FROM iap.daemons WHERE heartbeat_at < now() - interval '1 day'
             )
             SELECT count(*) AS n FROM lapsed
-            """, [lease, maxAttempts]).first?.int("n") ?? 0
+            """, [lease, maxAttempts, owner, inFlight]).first?.int("n") ?? 0
     }
 
     /// Jobs due now and how long the oldest of them has waited, for the queue gauges.

@@ -30,8 +30,11 @@ public final class ReceiptDaemon: Service {
         self.connectionString = connectionString
         // Every statement of the daemon has an index to follow. Statistics lag behind a fresh or fast-growing
         // table, and a generic plan cached while the ledger was small scanned all of it on every settle later.
+        // No statement waits long for a row a game server's open transaction holds: it fails as transient
+        // (SQLSTATE 55P03) and is tried again later, so heartbeats, claims, reclaims and settles keep going.
+        let lockTimeout = Int((JobStore.lockTimeout(lease: configuration.lease) * 1000).rounded())
         let pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
-                                sessionSettings: [("enable_seqscan", "off")])
+                                sessionSettings: [("enable_seqscan", "off"), ("lock_timeout", "\(lockTimeout)ms")])
         self.pool = pool
         // Half the connections settle; the rest claim, heartbeat and record failures.
         self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner, unclaimedSince: configuration.unclaimedSince,
@@ -172,7 +175,8 @@ public final class ReceiptDaemon: Service {
                 try await purgeOldJobs()
                 let queue = try await store.queueDepth()
                 metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)
-                let reclaimed = try await store.reclaimExpired(lease: configuration.lease, maxAttempts: configuration.maxAttempts)
+                let reclaimed = try await store.reclaimExpired(lease: configuration.lease, maxAttempts: configuration.maxAttempts,
+                                                               inFlight: inFlight.ids)
                 if reclaimed > 0 { logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"]) }
                 lastLeaseWork = .now
                 if databaseDown {

@@ -20,17 +20,17 @@ final class SettleBatcher: Sendable {
     let maximumBatch: Int
     /// Settles under way at once; each holds a database connection.
     let maximumConcurrent: Int
-    private let settle: @Sendable ([VerifiedAnswer]) async throws -> [Settled]
+    private let settle: @Sendable ([VerifiedAnswer]) async -> [Result<Settled, any Error>]
     private let state = Mutex(State())
 
-    init(maximumBatch: Int, maximumConcurrent: Int, settle: @escaping @Sendable ([VerifiedAnswer]) async throws -> [Settled]) {
+    init(maximumBatch: Int, maximumConcurrent: Int, settle: @escaping @Sendable ([VerifiedAnswer]) async -> [Result<Settled, any Error>]) {
         self.maximumBatch = maximumBatch
         self.maximumConcurrent = maximumConcurrent
         self.settle = settle
     }
 
     /// Settles `answer` with whatever else is waiting; returns its own result. A failure of the batch (a lost
-    /// connection) is every member's failure, and each retries on its own.
+    /// connection) is every member's failure, and each retries on its own; `settle` may also fail members alone.
     func settle(_ answer: VerifiedAnswer) async throws -> Settled {
         try await withCheckedThrowingContinuation { continuation in
             let startsSettling = state.withLock { state in
@@ -53,12 +53,8 @@ final class SettleBatcher: Sendable {
                 return batch
             }
             guard !batch.isEmpty else { return }
-            do {
-                let results = try await settle(batch.map(\.answer))
-                for (waiting, result) in zip(batch, results) { waiting.continuation.resume(returning: result) }
-            } catch {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
-            }
+            let results = await settle(batch.map(\.answer))
+            for (waiting, result) in zip(batch, results) { waiting.continuation.resume(with: result) }
         }
     }
 }

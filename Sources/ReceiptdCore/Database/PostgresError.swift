@@ -31,6 +31,10 @@ public struct PostgresError: Error, CustomStringConvertible, Sendable {
     /// True for the SQLSTATE of a unique-index violation.
     public var isUniqueViolation: Bool { sqlState == "23505" }
 
+    /// True when a statement gave up waiting for a row lock (`lock_timeout`, SQLSTATE 55P03): another transaction,
+    /// such as a game server's left open, holds the row. Transient: the same statement may pass later.
+    public var isLockTimeout: Bool { sqlState == "55P03" }
+
     /// True for serialization failures and deadlocks, which are safe to retry as a whole transaction.
     public var isRetryableConflict: Bool { sqlState == "40001" || sqlState == "40P01" }
 

@@ -34,10 +34,10 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var orderID: String?
         /// `running` or `pending`; nil as `jobID`.
         public var state: JobState?
-        /// `lease_expired` (running, heartbeat over 60 s old), `overrun` (running far longer than an attempt may,
-        /// its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago), `acknowledgement_owed`,
-        /// `voided_poll_failing` (no successful voided-purchases poll for a day) or `api_blocked` (an API asked
-        /// not to be called for over a minute more).
+        /// `lease_expired` (running, its heartbeat and its daemon's over 60 s old), `overrun` (running far longer
+        /// than an attempt may, its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago),
+        /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day) or
+        /// `api_blocked` (an API asked not to be called for over a minute more).
         public var reason: String
         /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
         public var stuckSeconds: Int
