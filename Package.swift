@@ -57,6 +57,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0004_order_lifecycle.sql"),
                 .embedInCode("SQL/migrations/0005_storekit2.sql"),
                 .embedInCode("SQL/migrations/0006_google_play.sql"),
+                .embedInCode("SQL/migrations/0010_paused_apis.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
             ]

@@ -30,6 +30,7 @@ final class GooglePlayLedger: Sendable {
         var purchases: [String: Purchase] = [:]
         var pendingFailures = 0
         var failureStatus = 503
+        var lookupOutage: Int?
         var voided: [Voided] = []
         var finalizations: [RecordedGoogleFinalization] = []
         var queries: [RecordedGooglePurchaseQuery] = []
@@ -94,6 +95,12 @@ final class GooglePlayLedger: Sendable {
             return answer
         }
     }
+
+    func failLookups(status: Int?) {
+        state.withLock { $0.lookupOutage = status }
+    }
+
+    var lookupOutage: Int? { state.withLock { $0.lookupOutage } }
 
     func failFinalizations(_ count: Int, status: Int) {
         state.withLock {

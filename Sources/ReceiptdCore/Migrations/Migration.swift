@@ -26,6 +26,7 @@ public struct Migration: Sendable {
         Migration(version: 4, name: "order_lifecycle", bytes: PackageResources._004_order_lifecycle_sql),
         Migration(version: 5, name: "storekit2", bytes: PackageResources._005_storekit2_sql),
         Migration(version: 6, name: "google_play", bytes: PackageResources._006_google_play_sql),
+        Migration(version: 10, name: "paused_apis", bytes: PackageResources._010_paused_apis_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -73,6 +73,9 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var inFlight: Int
         /// True when the heartbeat is under `OperatorQueries.aliveWithinSeconds` old.
         public var alive: Bool
+        /// The store APIs (`verify_receipt`, `server_api`, `google_play`) whose jobs its claims skip, because
+        /// that API is failing (`iap.daemons.paused_apis`).
+        public var pausedAPIs: [String]
     }
 
     /// Every job state, in lifecycle order, including those with no jobs.
