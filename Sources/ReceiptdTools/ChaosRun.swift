@@ -57,13 +57,14 @@ public struct ChaosRun {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
-        let orders = ChaosOrders(count: configuration.orders, standIn: standIn)
+        let orders = ChaosOrders(count: configuration.orders, outageBatch: configuration.storeOutage ? 20 : 0, standIn: standIn)
         for call in orders.initial { try await enqueue(call, on: connection) }
         say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
 
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let environment = daemonEnvironment(database: database, standIn: standIn).merging(storeEnvironment) { $1 }
+        var storeOutage = ChaosStoreOutage(google: googlePlay, batch: orders.outageBatch, say: say)
         var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
 
         let started = ContinuousClock.now
@@ -88,6 +89,7 @@ public struct ChaosRun {
                 open = try await connection.execute(
                     "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
                 if configuration.forgeCancels { forged += try await forgeCancels(on: connection) }
+                try await storeOutage.step(ready: restarted && outageDone, connection: connection) { try await enqueue($0, on: connection) }
             } catch {
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
@@ -113,16 +115,19 @@ public struct ChaosRun {
             }
             let owed = (try? await connection.execute(
                 "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL").first?.int("n")) ?? 1
-            if open == 0 && owed == 0 && replaced && restarted && outageDone { break }
+            if open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver { break }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
         let exitCodes = await fleet.terminateAll()
-        let report = try await ChaosReport.check(
+        var report = try await ChaosReport.check(
             orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
             gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count,
             serverAPI: standIn.recordedServerAPIRequests().count, googleFinalizations: googlePlay.recordedFinalizations(),
             forgedCancels: forged)
+        report.settledDuringStoreOutage = storeOutage.settled
+        report.violations += storeOutage.violations
+        if !storeOutage.isOver { report.violations.append("Google Play was still out when the run ended") }
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }
