@@ -40,8 +40,8 @@ struct ChaosOrders {
     private(set) var expectations: [String: Expectation] = [:]
 
     /// `count` orders; a tenth are StoreKit 2 transactions, signed by `standIn`'s chain or registered with it
-    /// for a Server API lookup, and a tenth Google Play purchases; and `outageBatch` receipts for the store outage.
-    init(count: Int, outageBatch: Int = 0, standIn: AppStoreStandIn) {
+    /// for a Server API lookup, and a tenth Google Play purchases; and `outageOrders` receipts for the store outage (`outageBatch`).
+    init(count: Int, outageOrders: Int = 0, standIn: AppStoreStandIn) {
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         func receipt(_ ids: [String], delay: Int? = nil) -> String {
             SyntheticReceipt(inApp: ids.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
@@ -90,7 +90,7 @@ struct ChaosOrders {
                 expectations[order] = .full(transactionID: transaction)
             }
         }
-        for index in 0..<outageBatch {
+        for index in 0..<outageOrders {
             let order = "chaos-outage-\(index)"
             let transaction = String(3_000_000_000 + index)
             outageBatch.append(Enqueue(orderID: order, userID: "outage-user-\(index)", quantity: 1, receipt: receipt([transaction])))

@@ -57,7 +57,7 @@ public struct ChaosRun {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
-        let orders = ChaosOrders(count: configuration.orders, outageBatch: configuration.storeOutage ? 20 : 0, standIn: standIn)
+        let orders = ChaosOrders(count: configuration.orders, outageOrders: configuration.storeOutage ? 20 : 0, standIn: standIn)
         for call in orders.initial { try await enqueue(call, on: connection) }
         say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
 

@@ -71,7 +71,7 @@ public final class ReceiptDaemon: Service {
         } ?? []
         self.metrics = metrics
         self.logger = logger
-        receipts = storeKit.receiptVerifier
+        self.receipts = storeKit.receiptVerifier
         pausedAPIs = PausedAPIsPublisher(store: store, logger: logger)
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
         // of its pages.
