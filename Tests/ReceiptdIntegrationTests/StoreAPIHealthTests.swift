@@ -68,7 +68,7 @@ import Testing
             }
             try await google.shutdown()
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome = 'full'") == "56")
-            #expect(lines.all.contains { $0.contains("google_play is answering again: claiming its jobs resumes") })
+            #expect(lines.all.contains { $0.contains("google_play is answering again: claiming resumes for the jobs that need it") })
         }
     }
 

@@ -69,7 +69,7 @@ extension ReceiptDaemon {
                                    metadata: metadata.merging(["resume_in": "\(until - .now)"]) { $1 })
                 paused.insert(api)
             case .closed:
-                daemon.log.notice("\(api.rawValue) is answering again: claiming its jobs resumes", metadata: metadata)
+                daemon.log.notice("\(api.rawValue) is answering again: claiming resumes for the jobs that need it", metadata: metadata)
                 paused.remove(api)
             case .halfOpen:
                 return
