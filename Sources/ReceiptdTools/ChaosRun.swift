@@ -81,7 +81,7 @@ public struct ChaosRun {
                 for call in orders.replacements { try await enqueue(call, on: connection) }
                 replaced = true
             }
-            if configuration.killInterval > 0, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
+            if configuration.killInterval > 0, !storeOutage.holdsKills, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
                 try fleet.killOneAndRestart()
                 lastKill = .now
             }
