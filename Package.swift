@@ -59,6 +59,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0006_google_play.sql"),
                 .embedInCode("SQL/migrations/0007_unclaimed_original_id.sql"),
                 .embedInCode("SQL/migrations/0008_operations_health.sql"),
+                .embedInCode("SQL/migrations/0009_paused_apis.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
             ]

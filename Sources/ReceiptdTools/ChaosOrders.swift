@@ -34,12 +34,14 @@ struct ChaosOrders {
     private(set) var initial: [Enqueue] = []
     /// Newer receipts, enqueued while the daemons run.
     private(set) var replacements: [Enqueue] = []
+    /// App Store receipts enqueued while Google Play is out, which must settle meanwhile (`ChaosStoreOutage`).
+    private(set) var outageBatch: [Enqueue] = []
     /// Expectation per order id (a replay pair is listed under its first order).
     private(set) var expectations: [String: Expectation] = [:]
 
     /// `count` orders; a tenth are StoreKit 2 transactions, signed by `standIn`'s chain or registered with it
-    /// for a Server API lookup, and a tenth Google Play purchases.
-    init(count: Int, standIn: AppStoreStandIn) {
+    /// for a Server API lookup, and a tenth Google Play purchases; and `outageOrders` receipts for the store outage (`outageBatch`).
+    init(count: Int, outageOrders: Int = 0, standIn: AppStoreStandIn) {
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         func receipt(_ ids: [String], delay: Int? = nil) -> String {
             SyntheticReceipt(inApp: ids.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
@@ -88,8 +90,14 @@ struct ChaosOrders {
                 expectations[order] = .full(transactionID: transaction)
             }
         }
+        for index in 0..<outageOrders {
+            let order = "chaos-outage-\(index)"
+            let transaction = String(3_000_000_000 + index)
+            outageBatch.append(Enqueue(orderID: order, userID: "outage-user-\(index)", quantity: 1, receipt: receipt([transaction])))
+            expectations[order] = .full(transactionID: transaction)
+        }
     }
 
     /// Every order id the run creates.
-    var allOrderIDs: Set<String> { Set(initial.map(\.orderID)) }
+    var allOrderIDs: Set<String> { Set((initial + outageBatch).map(\.orderID)) }
 }

@@ -28,6 +28,8 @@ public struct ChaosReport: Sendable {
     public var outcomes: [String: Int]
     /// How long a game transaction held an order's rows locked while the run went on (0: it could not).
     public var gameTransactionSeconds: Double = 0
+    /// App Store orders enqueued while Google Play was out that settled before it came back.
+    public var settledDuringStoreOutage = 0
     /// Every broken rule, one line each; empty when the run passed.
     public var violations: [String]
 
@@ -95,7 +97,7 @@ public struct ChaosReport: Sendable {
         return """
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
             deliveries: \(deliveries) (\(transactionOrders) orders by StoreKit 2 transaction); verifyReceipt calls: \(appleCalls); \
-            Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
+            Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); App Store orders settled while Google was out: \(settledDuringStoreOutage); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """
     }

@@ -12,6 +12,9 @@ extension ChaosRun {
         /// Seconds PostgreSQL is stopped once, mid-run, after the restart: longer than half the daemons' lease
         /// (3 s), so answers in hand cannot be recorded in time; 0 stops it never.
         public var databaseOutage: Double
+        /// Google Play answers 503 to every lookup from the start until App Store orders enqueued after the
+        /// database phases have settled (`ChaosStoreOutage`): one store out while the others keep settling.
+        public var storeOutage: Bool = true
         /// Send forged `iap_job_cancel` notifications for random running jobs that nobody replaced.
         public var forgeCancels: Bool
         /// The run gives up (and fails) after this many seconds.

@@ -58,13 +58,14 @@ public struct ChaosRun {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
-        let orders = ChaosOrders(count: configuration.orders, standIn: standIn)
+        let orders = ChaosOrders(count: configuration.orders, outageOrders: configuration.storeOutage ? 20 : 0, standIn: standIn)
         for call in orders.initial { try await enqueue(call, on: connection) }
         say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
 
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let environment = daemonEnvironment(database: database, standIn: standIn).merging(storeEnvironment) { $1 }
+        var storeOutage = ChaosStoreOutage(google: googlePlay, batch: orders.outageBatch, say: say)
         var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
 
         let started = ContinuousClock.now
@@ -86,7 +87,7 @@ public struct ChaosRun {
                 game = Task { await transaction.run() }
                 gameEnds = .now + .seconds(transaction.seconds + 2)
             }
-            if configuration.killInterval > 0, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
+            if configuration.killInterval > 0, !storeOutage.holdsKills, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
                 try fleet.killOneAndRestart()
                 lastKill = .now
             }
@@ -94,6 +95,7 @@ public struct ChaosRun {
                 open = try await connection.execute(
                     "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
                 if configuration.forgeCancels { forged += try await forgeCancels(on: connection) }
+                try await storeOutage.step(ready: restarted && outageDone, connection: connection) { try await enqueue($0, on: connection) }
             } catch {
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
@@ -120,7 +122,7 @@ public struct ChaosRun {
             }
             let owed = (try? await connection.execute(
                 "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL").first?.int("n")) ?? 1
-            if open == 0 && owed == 0 && replaced && restarted && outageDone { break }
+            if open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver { break }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
@@ -136,6 +138,9 @@ public struct ChaosRun {
             say("a game transaction held order \(held.orderID ?? "none") for \(String(format: "%.1f", held.seconds)) s; "
                 + "\(held.othersFinished) of \(held.othersOpen) other open jobs finished meanwhile")
         }
+        report.settledDuringStoreOutage = storeOutage.settled
+        report.violations += storeOutage.violations
+        if !storeOutage.isOver { report.violations.append("Google Play was still out when the run ended") }
         await connection.close()
         if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
         else { say("daemon logs kept in \(logDirectory)") }

@@ -22,7 +22,7 @@ extension DatabaseCeiling {
     /// pay their order. Each `$n` becomes a pgbench variable, sent as a bind parameter under `-M prepared`; the
     /// claim builds the `jsonb` row sets that the daemon builds in Swift.
     static var jobScript: String {
-        let claim = substitute(JobStore.claimSQL, [String(jobsPerClaim), "'pgbench'"])
+        let claim = substitute(JobStore.claimSQL, [String(jobsPerClaim), "'pgbench'", "'{receipt,transaction,google_purchase}'", "'all'"])
         let rowSets = [
             ("users", "jsonb_agg(DISTINCT user_id)"), ("orders", "jsonb_agg(order_id)"), ("job_ids", "jsonb_agg(id::text)"),
             ("transactions", "jsonb_agg('pgb' || id)"),

@@ -14,6 +14,8 @@ struct ChaosCommand: AsyncParsableCommand {
     @Flag(inversion: .prefixedNo, help: "Restart PostgreSQL with -m immediate mid-run.") var restartDatabase = true
     @Option(help: "Seconds PostgreSQL is stopped once, later in the run (0: never).") var databaseOutage = 2.5
     @Flag(inversion: .prefixedNo, help: "Send forged cancel notifications for running jobs.") var forgeCancels = true
+    @Flag(inversion: .prefixedNo, help: "Google Play answers 503 until App Store orders enqueued meanwhile have settled.")
+    var storeOutage = true
     @Option(help: "Give up (and fail) after this many seconds.") var timeLimit = 240.0
     @Option(help: "Seed of the stand-in's fault draws.") var seed: UInt64 = 1
 
@@ -25,10 +27,11 @@ struct ChaosCommand: AsyncParsableCommand {
 
     func run() async throws {
         let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        let run = ChaosRun(
-            configuration: .init(daemons: daemons, orders: orders, killInterval: killInterval, restartDatabase: restartDatabase,
-                                 databaseOutage: databaseOutage, forgeCancels: forgeCancels, timeLimit: timeLimit, seed: seed),
-            executable: executable, say: { print("chaos: \($0)") })
+        var configuration = ChaosRun.Configuration(
+            daemons: daemons, orders: orders, killInterval: killInterval, restartDatabase: restartDatabase,
+            databaseOutage: databaseOutage, forgeCancels: forgeCancels, timeLimit: timeLimit, seed: seed)
+        configuration.storeOutage = storeOutage
+        let run = ChaosRun(configuration: configuration, executable: executable, say: { print("chaos: \($0)") })
         let report = try await run.run()
         print(report.summary)
         if !report.violations.isEmpty { throw ExitCode.failure }

@@ -32,9 +32,16 @@ struct StatusCommand: OperatorCommand {
         sections.append("Orders paid beyond their quantity: \(status.overpaidOrders)")
         let alive = status.daemons.filter(\.alive)
         sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(
-            headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE"],
-            rows: status.daemons.map { [$0.daemon, HumanDuration.text($0.heartbeatAgeSeconds), String($0.inFlight), $0.alive ? "yes" : "no"] }
+            headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE", "PAUSED APIS"],
+            rows: status.daemons.map {
+                [$0.daemon, HumanDuration.text($0.heartbeatAgeSeconds), String($0.inFlight), $0.alive ? "yes" : "no",
+                 $0.pausedAPIs.isEmpty ? "-" : $0.pausedAPIs.joined(separator: ",")]
+            }
         ).render()))
+        let paused = Dictionary(grouping: alive.flatMap(\.pausedAPIs), by: { $0 }).sorted { $0.key < $1.key }
+        sections.append("Store APIs failing: " + (paused.isEmpty ? "none" : paused.map {
+            "\($0.key.terminalSafe) (claims skip its jobs on \($0.value.count) of \(alive.count) daemons alive)"
+        }.joined(separator: ", ")))
 
         if status.retriesLastHour.isEmpty {
             sections.append("Retries in the last hour: none")

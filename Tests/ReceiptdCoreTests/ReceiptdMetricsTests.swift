@@ -42,17 +42,17 @@ import Testing
 
     @Test func appleRequestsFillAHistogramFrom50MillisecondsTo30Seconds() {
         let metrics = self.metrics
-        metrics.appleRequest(environment: .production, failure: nil, seconds: 0.2)
-        metrics.appleRequest(environment: .production, failure: nil, seconds: 12)
-        metrics.appleRequest(environment: .sandbox, failure: .transport, seconds: 31)
+        metrics.appleRequest(environment: .production, api: .verifyReceipt, failure: nil, seconds: 0.2)
+        metrics.appleRequest(environment: .production, api: .verifyReceipt, failure: nil, seconds: 12)
+        metrics.appleRequest(environment: .sandbox, api: .verifyReceipt, failure: .transport, seconds: 31)
         let lines = exported()
-        let production = #"receiptd_apple_request_duration_seconds_bucket{environment="production",result="ok",le="#
+        let production = #"receiptd_apple_request_duration_seconds_bucket{environment="production",api="verify_receipt",store="apple",result="ok",le="#
         #expect(lines.contains(production + #""0.05"} 0"#))
         #expect(lines.contains(production + #""0.25"} 1"#))
         #expect(lines.contains(production + #""20.0"} 2"#))
         #expect(lines.contains(production + #""30.0"} 2"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_count{environment="production",result="ok"} 2"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",result="transport",le="30.0"} 0"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",result="transport",le="+Inf"} 1"#))
+        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_count{environment="production",api="verify_receipt",store="apple",result="ok"} 2"#))
+        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="30.0"} 0"#))
+        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="+Inf"} 1"#))
     }
 }

@@ -67,7 +67,7 @@ import Testing
             try await f.connection.execute("SET plan_cache_mode = force_generic_plan")
             // A fixed test statement: the SQL under test is the daemon's own text, nothing from outside.
             try await f.connection.withSession { try $0.executeScript("PREPARE claim_under_test AS " + JobStore.claimSQL) }
-            let plan = try await f.connection.execute("EXPLAIN EXECUTE claim_under_test(5, 'test')").rows
+            let plan = try await f.connection.execute("EXPLAIN EXECUTE claim_under_test(5, 'test', '{receipt,transaction,google_purchase}', 'all')").rows
                 .compactMap { $0[0] }.joined(separator: "\n")
             #expect(plan.contains("jobs_pending_due"))
             #expect(!plan.contains("Seq Scan on jobs"))

@@ -32,6 +32,7 @@ final class GooglePlayLedger: Sendable {
         var failureStatus = 503
         var pendingVoidedFailures = 0
         var voidedFailureStatus = 400
+        var lookupOutage: Int?
         var voided: [Voided] = []
         var finalizations: [RecordedGoogleFinalization] = []
         var queries: [RecordedGooglePurchaseQuery] = []
@@ -96,6 +97,12 @@ final class GooglePlayLedger: Sendable {
             return answer
         }
     }
+
+    func failLookups(status: Int?) {
+        state.withLock { $0.lookupOutage = status }
+    }
+
+    var lookupOutage: Int? { state.withLock { $0.lookupOutage } }
 
     func failFinalizations(_ count: Int, status: Int) {
         state.withLock {

@@ -8,6 +8,8 @@ extension GooglePlayStandIn {
             .unauthenticated
         } else if package != configuration.packageName {
             .permissionDenied
+        } else if let outage = ledger.lookupOutage {
+            .scripted(outage)
         } else if let specification = SyntheticPurchaseToken(token: token) {
             found(specification, token: token, productID: productID)
         } else {

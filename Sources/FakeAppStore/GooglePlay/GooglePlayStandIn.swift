@@ -10,7 +10,8 @@ import Logging
 ///   any other 400 `{"error":"invalid_grant","error_description":<why>}`. See ``recordedTokenRequests()``.
 /// - Under `/androidpublisher/v3/applications/{package}/purchases/`, every call wanting an access token issued here,
 ///   live and not revoked (else 401 with Google's error JSON), and ``Configuration/packageName`` (else 403):
-///   - `GET products/{productId}/tokens/{token}`: a token that is not synthetic is 404; then the token's script
+///   - `GET products/{productId}/tokens/{token}`: during ``failPurchaseLookups(status:)`` that status; a token that is
+///     not synthetic is 404; then the token's script
 ///     step; a product other than the token's is 400; else 200 `androidpublisher#productPurchase`.
 ///     See ``recordedPurchaseQueries()``.
 ///   - `POST products/{productId}/tokens/{token}:acknowledge` (200 `{}`) and `:consume` (200, empty body):
@@ -109,6 +110,12 @@ public final class GooglePlayStandIn: Sendable {
     /// Google's error body for it; 0 ends a run of failures early.
     public func failVoidedQueries(_ count: Int, status: Int = 400) {
         ledger.failVoidedQueries(count, status: status)
+    }
+
+    /// Makes every `purchases.products.get` past the bearer check answer `status` with Google's error body for it
+    /// (403: a service account not yet granted; 503: an outage), without counting a lookup; `nil` ends the outage.
+    public func failPurchaseLookups(status: Int?) {
+        ledger.failLookups(status: status)
     }
 
     /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and

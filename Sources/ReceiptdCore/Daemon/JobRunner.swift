@@ -13,10 +13,10 @@ struct JobRunner: Sendable {
     let logger: Logger
     let metrics: ReceiptdMetrics
 
-    /// Processes `job`; when `abort` fires first, the Apple request is cancelled, the abandoned attempt noted,
-    /// and the job (if still ours) goes back to `pending`.
-    /// Returns what the attempt says about Apple's health, for the circuit breaker.
-    func run(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? {
+    /// Processes `job`, which needs `api` (nil: none); when `abort` fires first, the Apple request is cancelled,
+    /// the abandoned attempt noted, and the job (if still ours) goes back to `pending`.
+    /// Returns what the attempt says about `api`'s health, for its circuit breaker.
+    func run(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? {
         var logger = logger
         logger[metadataKey: LogKey.jobID] = "\(job.id)"
         logger[metadataKey: LogKey.orderID] = "\(job.order.orderID)"
@@ -52,8 +52,8 @@ struct JobRunner: Sendable {
             return nil
         }
         let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: answer)
-        if answer.calledStore {
-            metrics.appleRequest(environment: attempt.environment ?? .production, failure: attempt.errorClass,
+        if answer.calledStore, let api {
+            metrics.appleRequest(environment: attempt.environment ?? .production, api: api, failure: attempt.errorClass,
                                  seconds: Double(attempt.durationMilliseconds) / 1000)
         }
         await record(answer.verdict, attempt: attempt, for: job, logger: logger)

@@ -46,12 +46,15 @@ public struct JobStore: Sendable {
         return try await recordVerified([answer])[0]
     }
 
-    /// Claims up to `limit` due jobs and marks them `running` in the same statement.
+    /// Claims up to `limit` due jobs that `filter` admits and marks them `running` in the same statement.
     ///
     /// The ids go through `= ANY (ARRAY(…))`: the prepared statement's generic plan guesses a tenth of the
     /// queue for `LIMIT $1`, and joined on that guess it scanned the whole jobs table on every claim.
-    public func claim(limit: Int) async throws -> [ClaimedJob] {
-        let result = try await pool.execute(Self.claimSQL, [limit, owner])
+    /// A job of a kind outside `filter.kinds` (one this binary does not know) is never touched.
+    public func claim(limit: Int, filter: ClaimFilter = ClaimFilter()) async throws -> [ClaimedJob] {
+        guard !filter.kinds.isEmpty else { return [] }
+        let (kinds, transactions) = filter.parameters
+        let result = try await pool.execute(Self.claimSQL, [limit, owner, kinds, transactions])
         return try result.namedRows.map { row in
             ClaimedJob(
                 id: Int64(try row.int("id")), kind: try JobKind(row.string("kind")), input: try row.string("receipt_data"),
@@ -61,12 +64,15 @@ public struct JobStore: Sendable {
         }
     }
 
-    /// The claim: `$1` is the batch size, `$2` this daemon's identity. Public so that the benchmark's
-    /// pgbench ceiling runs this very text.
+    /// The claim: `$1` is the batch size, `$2` this daemon's identity, `$3` the kinds it may take (`text[]`),
+    /// `$4` which transaction jobs (`all`, `signed`: not bare decimal ids, `ids`: only those; see `ClaimFilter`).
+    /// It still walks `jobs_pending_due` in (run_at, id) order; the filters only skip rows on the way.
+    /// Public so that the benchmark's pgbench ceiling runs this very text.
     public static let claimSQL = """
             WITH due AS (
                 SELECT id FROM iap.jobs
-                WHERE state = 'pending' AND run_at <= now()
+                WHERE state = 'pending' AND run_at <= now() AND kind = ANY ($3::text[])
+                  AND (kind <> 'transaction' OR $4::text = 'all' OR ($4::text = 'ids') = (receipt_data ~ '^[0-9]+$'))
                 ORDER BY run_at, id
                 LIMIT $1
                 FOR UPDATE SKIP LOCKED

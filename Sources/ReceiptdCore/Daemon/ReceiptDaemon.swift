@@ -18,6 +18,10 @@ public final class ReceiptDaemon: Service {
     /// The longest one attempt may rightly run: both Apple calls at their deadline, then recording for up to
     /// half the lease. Published with the heartbeat for `iap.stuck_jobs`.
     private let attemptLimitSeconds: Double
+    /// How receipt jobs are verified, and so which store API they need.
+    let receipts: ReceiptVerifierChoice
+    /// Publishes the store APIs whose jobs this daemon's claims skip, for `receiptd status`.
+    let pausedAPIs: PausedAPIsPublisher
 
     /// Creates a daemon; nothing connects until `run()`.
     public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
@@ -70,6 +74,8 @@ public final class ReceiptDaemon: Service {
         } ?? []
         self.metrics = metrics
         self.logger = logger
+        self.receipts = storeKit.receiptVerifier
+        pausedAPIs = PausedAPIsPublisher(store: store, logger: logger)
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
         // of its pages.
         let slotWait = ServerAPIPacing.defaultLongestWait
@@ -200,8 +206,8 @@ public final class ReceiptDaemon: Service {
         }
     }
 
-    func claim(limit: Int) async throws -> [ClaimedJob] { try await store.claim(limit: limit) }
-    func process(_ job: ClaimedJob, abort: AbortSignal) async -> Bool? { await runner.run(job, abort: abort) }
+    func claim(limit: Int, filter: ClaimFilter) async throws -> [ClaimedJob] { try await store.claim(limit: limit, filter: filter) }
+    func process(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? { await runner.run(job, api: api, abort: abort) }
     var settings: Configuration { configuration }
     var isListening: Bool { readiness.isFired }
     var log: Logger { logger }

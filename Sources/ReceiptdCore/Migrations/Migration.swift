@@ -28,6 +28,7 @@ public struct Migration: Sendable {
         Migration(version: 6, name: "google_play", bytes: PackageResources._006_google_play_sql),
         Migration(version: 7, name: "unclaimed_original_id", bytes: PackageResources._007_unclaimed_original_id_sql),
         Migration(version: 8, name: "operations_health", bytes: PackageResources._008_operations_health_sql),
+        Migration(version: 9, name: "paused_apis", bytes: PackageResources._009_paused_apis_sql),
     ]
 
     /// The schema version this binary's daemon needs.

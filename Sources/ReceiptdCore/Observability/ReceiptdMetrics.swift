@@ -11,7 +11,7 @@ public struct ReceiptdMetrics: Sendable {
         public static let jobsClaimed = "receiptd_jobs_claimed_total"
         /// Counter by `state` (`succeeded`, `failed`, …) and `outcome` (an `iap.outcome`, or `none`).
         public static let jobsFinished = "receiptd_jobs_finished_total"
-        /// Histogram by `environment` and `result`: seconds per verifyReceipt call.
+        /// Histogram by `environment`, `api`, `store` and `result`: seconds per store call.
         public static let appleRequestDuration = "receiptd_apple_request_duration_seconds"
         /// Counter by `error_class`: attempts that ended in a transient failure and will be retried.
         public static let retries = "receiptd_retries_total"
@@ -27,6 +27,8 @@ public struct ReceiptdMetrics: Sendable {
         public static let googleFinalizationsOverdue = "receiptd_google_finalizations_overdue"
         /// Counter by `action` and `result` (`ok`, `failed`): acknowledge and consume calls to Google.
         public static let googleFinalizations = "receiptd_google_finalizations_total"
+        /// Gauge by `api` and `store`: 1 while claims skip the jobs that need that store API (its breaker is open).
+        public static let storeAPIPaused = "receiptd_store_api_paused"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
@@ -64,11 +66,18 @@ public struct ReceiptdMetrics: Sendable {
                 factory: factory).increment()
     }
 
-    /// One verifyReceipt call took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
-    public func appleRequest(environment: AppleEnvironment, failure: ErrorClass?, seconds: Double) {
+    /// One call to `api` took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
+    public func appleRequest(environment: AppleEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
         Timer(label: Name.appleRequestDuration,
-              dimensions: [("environment", environment.rawValue.lowercased()), ("result", failure?.rawValue ?? "ok")],
+              dimensions: [("environment", environment.rawValue.lowercased()), ("api", api.rawValue), ("store", api.store.rawValue),
+                           ("result", failure?.rawValue ?? "ok")],
               factory: factory).recordSeconds(seconds)
+    }
+
+    /// Whether claims skip the jobs that need `api` (its circuit breaker is open).
+    public func storeAPIPaused(_ api: StoreAPI, _ paused: Bool) {
+        Meter(label: Name.storeAPIPaused, dimensions: [("api", api.rawValue), ("store", api.store.rawValue)], factory: factory)
+            .set(paused ? 1 : 0)
     }
 
     /// An attempt failed transiently with `errorClass` and the job will be retried.

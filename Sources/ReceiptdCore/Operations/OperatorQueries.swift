@@ -36,7 +36,8 @@ public struct OperatorQueries: Sendable {
                     FROM iap.orders GROUP BY 1 ORDER BY 1
                     """)
                 let daemons = try session.execute("""
-                    SELECT daemon, in_flight, extract(epoch FROM now() - heartbeat_at)::int AS age
+                    SELECT daemon, in_flight, extract(epoch FROM now() - heartbeat_at)::int AS age,
+                           array_to_string(paused_apis, ',') AS paused_apis
                     FROM iap.daemons ORDER BY heartbeat_at DESC
                     """)
                 let counts = try session.execute("""

@@ -36,6 +36,7 @@ extension QueueStatus.Daemon {
     init(row: QueryResult.Row) throws {
         let age = try row.int("age")
         self.init(daemon: try row.string("daemon"), heartbeatAgeSeconds: age, inFlight: try row.int("in_flight"),
-                  alive: age < OperatorQueries.aliveWithinSeconds)
+                  alive: age < OperatorQueries.aliveWithinSeconds,
+                  pausedAPIs: (row["paused_apis"] ?? "").split(separator: ",").map(String.init))
     }
 }

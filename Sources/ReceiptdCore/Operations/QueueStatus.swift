@@ -75,6 +75,9 @@ public struct QueueStatus: Sendable, Codable, Equatable {
         public var inFlight: Int
         /// True when the heartbeat is under `OperatorQueries.aliveWithinSeconds` old.
         public var alive: Bool
+        /// The store APIs (`verify_receipt`, `server_api`, `google_play`) whose jobs its claims skip, because
+        /// that API is failing (`iap.daemons.paused_apis`).
+        public var pausedAPIs: [String]
     }
 
     /// An API that asked not to be called (HTTP 429 with `Retry-After`) and is still blocked.
