@@ -20,6 +20,8 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "App Store Server API sandbox URL (APPLE_SERVER_API_SANDBOX_URL).") var appleServerAPISandboxURL: String?
     @Option(help: "Server API requests per second, all daemons together (APPLE_SERVER_API_RATE).") var appleServerAPIRate: String?
     @Option(help: "verify_receipt or server_api (RECEIPTD_RECEIPT_VERIFIER).") var receiptVerifier: String?
+    @Option(help: "reject or accept a transaction id whose purchase lacks the order's app account token (RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN).")
+    var transactionIDWithoutToken: String?
     @Option(help: "Google service-account JSON key file (GOOGLE_SERVICE_ACCOUNT_FILE).") var googleServiceAccountFile: String?
     @Option(help: "The app's Google Play package name (GOOGLE_PLAY_PACKAGE_NAME).") var googlePlayPackageName: String?
     @Option(help: "Android Publisher API URL (GOOGLE_PLAY_API_URL).") var googlePlayAPIURL: String?
@@ -49,7 +51,8 @@ struct SettingsOptions: ParsableArguments {
             ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
             ("APPLE_KEY_ID", appleKeyID), ("APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile), ("APPLE_SERVER_API_URL", appleServerAPIURL),
             ("APPLE_SERVER_API_SANDBOX_URL", appleServerAPISandboxURL), ("APPLE_SERVER_API_RATE", appleServerAPIRate),
-            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
+            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", transactionIDWithoutToken),
+            ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
             ("GOOGLE_PLAY_PACKAGE_NAME", googlePlayPackageName), ("GOOGLE_PLAY_API_URL", googlePlayAPIURL),
             ("GOOGLE_PLAY_FINALIZE", googlePlayFinalize), ("GOOGLE_PLAY_VOIDED_INTERVAL", googlePlayVoidedInterval),
             ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),

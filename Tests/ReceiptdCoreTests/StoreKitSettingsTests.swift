@@ -88,4 +88,16 @@ import X509
             #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: bad) }
         }
     }
+
+    /// Issue 17, item 1: bare transaction ids without the order's token are refused unless the game says otherwise.
+    @Test func transactionIDsWithoutTokenAreRefusedByDefault() throws {
+        #expect(try ReceiptdSettings(completing: [:]).storeKit.transactionIDWithoutToken == .reject)
+        for (spelling, policy) in [("accept", TransactionIDTokenPolicy.accept), ("Reject", .reject)] {
+            let settings = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": spelling])
+            #expect(settings.storeKit.transactionIDWithoutToken == policy)
+        }
+        #expect { _ = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": "maybe"]) } throws: { error in
+            (error as? ConfigurationError)?.variable == "RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN"
+        }
+    }
 }

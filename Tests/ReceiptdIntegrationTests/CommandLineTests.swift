@@ -77,4 +77,10 @@ import Testing
         let sandbox = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game", "--sandbox", "sometimes"])
         #expect(sandbox.status == 78 && sandbox.stderr.contains("RECEIPTD_SANDBOX"), "\(sandbox.stderr)")
     }
+
+    /// Issue 17, item 1: the new setting is a `run` flag too, and a bad value exits 78 naming its variable.
+    @Test func aBadTransactionIDPolicyExits78() throws {
+        let run = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game", "--transaction-id-without-token", "sometimes"])
+        #expect(run.status == 78 && run.stderr.contains("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN"), "\(run.stderr)")
+    }
 }

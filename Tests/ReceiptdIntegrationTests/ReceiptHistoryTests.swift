@@ -84,11 +84,13 @@ import Testing
 
     @Test func aTransactionDeliveredByAnotherJobPaysNothingTwice() async throws {
         try await Fixture.with { f in
-            let first = Self.payload("9401")
+            let token = UUID()
+            var first = Self.payload("9401")
+            first.appAccountToken = token.uuidString.lowercased()
             let second = Self.payload("9402")
             f.standIn.register(first)
             f.standIn.register(history: [first, second])
-            try await f.enqueue("by-id", transaction: "9401")
+            try await f.enqueue("by-id", transaction: "9401", appAccountToken: token)
             try await f.withDaemons(settings: serverAPI(f)) { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("by-id")["outcome"] == "full")
             try await f.enqueue("by-receipt", receipt: Self.receipt(first), quantity: 2)

@@ -1,5 +1,6 @@
 extension ReceiptdSettings {
-    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`.
+    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
+    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
         if let pem = try reader.secretFile("APPLE_ROOT_CA_FILE") {
@@ -14,6 +15,8 @@ extension ReceiptdSettings {
         storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
         storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1) ?? storeKit.serverAPIRate
         storeKit.receiptVerifier = try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
+        storeKit.transactionIDWithoutToken = try reader.choice("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", TransactionIDTokenPolicy.self)
+            ?? storeKit.transactionIDWithoutToken
         // Refused at start rather than leaving every receipt job retrying for a key.
         if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {
             throw ConfigurationError(variable: "RECEIPTD_RECEIPT_VERIFIER",

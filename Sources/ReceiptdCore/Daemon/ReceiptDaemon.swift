@@ -55,7 +55,8 @@ public final class ReceiptDaemon: Service {
             }
         }
         self.runner = JobRunner(
-            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI),
+            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI,
+                                                                         tokenPolicy: storeKit.transactionIDWithoutToken),
                         .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger)],
             store: store, configuration: configuration, logger: logger, metrics: metrics)
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.

@@ -16,17 +16,22 @@ public struct StoreKitConfiguration: Sendable {
     /// How receipt jobs are verified (`RECEIPTD_RECEIPT_VERIFIER`): verifyReceipt, or the Server API's transaction
     /// history, which needs `credentials`.
     public var receiptVerifier = ReceiptVerifierChoice.verifyReceipt
+    /// Whether a transaction id looked up without the order's app account token may pay it
+    /// (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`; `reject` by default).
+    public var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
 
     /// Creates a configuration with the defaults above.
     public init(trustedRoots: [Certificate] = [AppleRootCertificates.rootG3], credentials: ServerAPICredentials? = nil,
                 serverAPIURL: String = "https://api.storekit.apple.com",
                 serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com", serverAPIRate: Int = 50,
-                receiptVerifier: ReceiptVerifierChoice = .verifyReceipt) {
+                receiptVerifier: ReceiptVerifierChoice = .verifyReceipt,
+                transactionIDWithoutToken: TransactionIDTokenPolicy = .reject) {
         self.trustedRoots = trustedRoots
         self.credentials = credentials
         self.serverAPIURL = serverAPIURL
         self.serverAPISandboxURL = serverAPISandboxURL
         self.serverAPIRate = serverAPIRate
         self.receiptVerifier = receiptVerifier
+        self.transactionIDWithoutToken = transactionIDWithoutToken
     }
 }
