@@ -13,6 +13,8 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "accept or reject sandbox purchases (RECEIPTD_SANDBOX).") var sandbox: String?
     @Option(help: "ISO-8601 time; older purchases are never recorded as unclaimed (RECEIPTD_UNCLAIMED_SINCE).") var unclaimedSince: String?
     @Option(help: "PEM file of the roots signed transactions must chain to (APPLE_ROOT_CA_FILE).") var appleRootCAFile: String?
+    @Option(help: "PEM file of the roots app receipts' signatures must chain to under server_api (APPLE_RECEIPT_ROOT_CA_FILE).")
+    var appleReceiptRootCAFile: String?
     @Option(help: "App Store Connect issuer id (APPLE_ISSUER_ID).") var appleIssuerID: String?
     @Option(help: "App Store Connect key id (APPLE_KEY_ID).") var appleKeyID: String?
     @Option(help: "The .p8 private key file (APPLE_PRIVATE_KEY_FILE).") var applePrivateKeyFile: String?
@@ -48,7 +50,8 @@ struct SettingsOptions: ParsableArguments {
             ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
             ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
             ("APPLE_SHARED_SECRET_FILE", appleSharedSecretFile),
-            ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
+            ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile),
+            ("APPLE_RECEIPT_ROOT_CA_FILE", appleReceiptRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
             ("APPLE_KEY_ID", appleKeyID), ("APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile), ("APPLE_SERVER_API_URL", appleServerAPIURL),
             ("APPLE_SERVER_API_SANDBOX_URL", appleServerAPISandboxURL), ("APPLE_SERVER_API_RATE", appleServerAPIRate),
             ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", transactionIDWithoutToken),

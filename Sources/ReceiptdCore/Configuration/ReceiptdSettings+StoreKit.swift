@@ -1,5 +1,5 @@
 extension ReceiptdSettings {
-    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
+    /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
     /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
@@ -8,6 +8,13 @@ extension ReceiptdSettings {
                 storeKit.trustedRoots = try AppleRootCertificates.certificates(pem: pem)
             } catch {
                 throw ConfigurationError(variable: "APPLE_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
+            }
+        }
+        if let pem = try reader.secretFile("APPLE_RECEIPT_ROOT_CA_FILE") {
+            do {
+                storeKit.receiptRoots = try AppleRootCertificates.certificates(pem: pem)
+            } catch {
+                throw ConfigurationError(variable: "APPLE_RECEIPT_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
             }
         }
         storeKit.credentials = try credentials(reader)

@@ -46,7 +46,7 @@ public final class ReceiptDaemon: Service {
         }
         let receipts: any PurchaseVerifier = switch storeKit.receiptVerifier {
         case .verifyReceipt: ReceiptVerifier(apple: verifier)
-        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI)
+        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI, signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots))
         }
         let google = googlePlay.serviceAccount.flatMap { account in
             googlePlay.packageName.map { package in
