@@ -185,4 +185,19 @@ import Testing
             #expect(other["outcome"] == "unmatched" && other["last_error"] == nil)
         }
     }
+
+    /// Issue 17, item 16: the environment that answered must be the one the signed transaction names, as for a
+    /// history; production answering with a sandbox transaction pays nothing.
+    @Test func anAnswerAboutAnotherEnvironmentsTransactionIsInvalid() async throws {
+        try await Fixture.with { f in
+            let sandboxSigned = f.standIn.testChain.signedTransaction(Self.payload("8901", environment: "Sandbox"))
+            f.standIn.register(Self.payload("8901"), script: [ScriptStep(raw: "{\"signedTransactionInfo\":\"\(sandboxSigned)\"}")])
+            try await enqueue(f, "crossed", id: "8901")
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let order = try await f.order("crossed")
+            #expect(order["outcome"] == "invalid" && order["last_error"] == "Production answer holds a Sandbox transaction")
+            #expect(f.standIn.recordedServerAPIRequests().map(\.environment) == [.production])
+            #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "0")
+        }
+    }
 }
