@@ -62,6 +62,8 @@ let package = Package(
                 .embedInCode("SQL/migrations/0009_paused_apis.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
+                // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).
+                .embedInCode("Resources/AppleIncRootCertificate.pem"),
             ]
         ),
         // What only the tests, the demo and the load tools use: a throwaway PostgreSQL and the processes around it.

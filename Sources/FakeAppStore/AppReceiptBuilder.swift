@@ -2,23 +2,30 @@ import Foundation
 import SwiftASN1
 
 /// Builds app receipts in Apple's format for the `server_api` receipt path: a DER PKCS#7 `ContentInfo` of type
-/// signedData whose content (type data) is the receipt's SET of attributes: the bundle id (2) and an in-app
-/// purchase (17) per payload with its `transaction_id` (1703), `original_transaction_id` (1705) and
-/// `product_id` (1702).
+/// signedData whose content (type data) is the receipt's SET of attributes: the bundle id (2), the creation date
+/// (12) and an in-app purchase (17) per payload with its `transaction_id` (1703), `original_transaction_id` (1705)
+/// and `product_id` (1702).
 ///
-/// The SignedData carries no certificates and no signer: receiptd reads the receipt only to find a transaction
-/// id and trusts the signed history instead. The verifyReceipt path of the stand-in wants
-/// ``SyntheticReceipt``s, not these.
+/// The receipt is signed by ``signer``'s leaf, as Apple signs receipts under Apple Inc. Root; without a signer
+/// the SignedData carries no certificates and no signer (a home-made receipt receiptd must refuse). The
+/// verifyReceipt path of the stand-in wants ``SyntheticReceipt``s, not these.
 public struct AppReceiptBuilder: Sendable {
     /// The bundle id attribute; `nil` leaves it out.
     public var bundleID: String?
     /// One in-app purchase attribute per payload, in this order.
     public var inApp: [SignedTransactionPayload]
+    /// The creation date attribute, the instant the daemon checks the signing chain at; `nil` leaves it out.
+    public var creationDate: Date?
+    /// The chain whose leaf signs the receipt (``AppleReceiptTestChain/shared`` by default); `nil` leaves it unsigned.
+    public var signer: AppleReceiptTestChain?
 
-    /// Creates a builder for a receipt of `bundleID` holding `inApp`.
-    public init(bundleID: String? = SyntheticReceipt.defaultBundleID, inApp: [SignedTransactionPayload] = []) {
+    /// Creates a builder for a receipt of `bundleID` holding `inApp`, made `creationDate` and signed by `signer`.
+    public init(bundleID: String? = SyntheticReceipt.defaultBundleID, inApp: [SignedTransactionPayload] = [],
+                creationDate: Date? = Date(), signer: AppleReceiptTestChain? = .shared) {
         self.bundleID = bundleID
         self.inApp = inApp
+        self.creationDate = creationDate
+        self.signer = signer
     }
 
     /// The receipt as the app would send it: base64 of the DER.
@@ -31,6 +38,7 @@ public struct AppReceiptBuilder: Sendable {
         do {
             var content = DER.Serializer()
             try Self.attributes(into: &content, inAppReceiptAttributes())
+            if let signer { return try signer.sign(content.serializedBytes) }
             var serializer = DER.Serializer()
             try serializer.appendConstructedNode(identifier: .sequence) { contentInfo in
                 try contentInfo.serialize(Self.signedDataOID)
@@ -50,7 +58,7 @@ public struct AppReceiptBuilder: Sendable {
             }
             return serializer.serializedBytes
         } catch {
-            // Strings, small integers and fixed OIDs always serialize.
+            // Strings, small integers and fixed OIDs always serialize, and an RSA key this process made always signs.
             preconditionFailure("AppReceiptBuilder failed to serialize: \(error)")
         }
     }
@@ -62,6 +70,12 @@ public struct AppReceiptBuilder: Sendable {
     private func inAppReceiptAttributes() throws -> [(type: Int, value: [UInt8])] {
         var attributes: [(type: Int, value: [UInt8])] = []
         if let bundleID { attributes.append((2, try Self.utf8(bundleID))) }
+        if let creationDate {
+            // IA5String, RFC 3339 in UTC without fractions, as Apple writes it.
+            var date = DER.Serializer()
+            try date.serialize(try ASN1IA5String(ISO8601DateFormatter().string(from: creationDate)))
+            attributes.append((12, date.serializedBytes))
+        }
         for payload in inApp {
             var purchase = DER.Serializer()
             try Self.attributes(into: &purchase, [

@@ -31,6 +31,10 @@ import Logging
 public final class AppStoreStandIn: Sendable {
     /// The chain every signed transaction is signed with; give the daemon its ``AppleTestChain/rootPEM`` to trust.
     public let testChain: AppleTestChain
+    /// The chain app receipts for the `server_api` path are signed with (``AppReceiptBuilder``'s default,
+    /// ``AppleReceiptTestChain/shared``); give the daemon its ``AppleReceiptTestChain/rootPEM`` as
+    /// `APPLE_RECEIPT_ROOT_CA_FILE`.
+    public let receiptChain = AppleReceiptTestChain.shared
     private let configuration: Configuration
     private let logger: Logger
     private let ledger: RequestLedger

@@ -12,6 +12,8 @@ struct ChaosOrders {
         /// The receipt, or the signed transaction or transaction id.
         var receipt: String
         var kind: JobKind = .receipt
+        /// The order's app account token, which a transaction id's purchase must carry to pay it.
+        var appAccountToken: UUID? = nil
     }
 
     /// What the checks expect of an order (or of a pair of orders).
@@ -59,7 +61,9 @@ struct ChaosOrders {
                 expectations[order] = .full(transactionID: "GPA.\(transaction)")
             case 5:
                 // Alternately a signed transaction, verified offline, and a transaction id the daemons look up.
-                let payload = SignedTransactionPayload(transactionId: transaction, productId: Self.product)
+                let token = UUID()
+                let payload = SignedTransactionPayload(transactionId: transaction, productId: Self.product,
+                                                       appAccountToken: token.uuidString.lowercased())
                 let input: String
                 if index % 20 == 5 {
                     input = standIn.testChain.signedTransaction(payload)
@@ -67,7 +71,8 @@ struct ChaosOrders {
                     standIn.register(payload)
                     input = transaction
                 }
-                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, kind: .transaction))
+                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, kind: .transaction,
+                                       appAccountToken: token))
                 expectations[order] = .full(transactionID: transaction)
             case 6:
                 initial.append(Enqueue(orderID: order, userID: user, quantity: 2, receipt: receipt([transaction])))

@@ -161,6 +161,12 @@ public struct ChaosRun {
         case .transaction: "iap.enqueue_transaction"
         case .googlePurchase: "iap.enqueue_google_purchase"
         }
+        if call.kind == .transaction {
+            try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5, $6::uuid)",
+                                         [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity,
+                                          call.appAccountToken?.uuidString])
+            return
+        }
         try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5)",
                                      [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity])
     }

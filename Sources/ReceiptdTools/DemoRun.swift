@@ -78,7 +78,8 @@ public struct DemoRun {
                 credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
                                                   keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
                                                   privateKey: serverAPIKey.privateKey),
-                serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL),
+                serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL,
+                receiptRoots: [standIn.receiptChain.root]),
             googlePlay: try googlePlayConfiguration(googlePlay),
             logger: logger)
         let group = ServiceGroup(configuration: .init(services: [daemon] + daemon.companions, logger: logger))

@@ -29,13 +29,16 @@ extension DemoScenario {
                                      revocationDate: revoked ? Int64(now.timeIntervalSince1970 * 1000) : nil,
                                      revocationReason: revoked ? 1 : nil)
         }
-        standIn.register(payload("2000000002"))
+        // A transaction id pays only the order whose app account token its purchase carries.
+        let looked = UUID()
+        standIn.register(payload("2000000002", token: looked))
         let forger = try AppleTestChain.generate()
         let ordered = UUID()
         return [
             TransactionEnqueue(orderID: "demo-sk2-signed", userID: "nina", productID: gems,
                                transaction: chain.signedTransaction(payload("2000000001"))),
-            TransactionEnqueue(orderID: "demo-sk2-id", userID: "oscar", productID: gems, transaction: "2000000002"),
+            TransactionEnqueue(orderID: "demo-sk2-id", userID: "oscar", productID: gems, transaction: "2000000002",
+                               appAccountToken: looked),
             TransactionEnqueue(orderID: "demo-sk2-forged", userID: "mallory", productID: gems,
                                transaction: forger.signedTransaction(payload("2000000003"))),
             TransactionEnqueue(orderID: "demo-sk2-revoked", userID: "peggy", productID: gems,

@@ -22,6 +22,10 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Write the root certificate (PEM) of the chain signing transactions here.", valueName: "path"))
     var writeRootCa: String?
     @Option(help: ArgumentHelp(
+        "Write the root certificate (PEM) of the RSA chain signing app receipts (AppReceiptBuilder's) here, for APPLE_RECEIPT_ROOT_CA_FILE.",
+        valueName: "path"))
+    var writeReceiptRootCa: String?
+    @Option(help: ArgumentHelp(
         "Generate an App Store Connect API key, write its private key here (PEM, mode 0600) and accept only bearer tokens it signed.",
         valueName: "path"))
     var writeApiKey: String?
@@ -58,9 +62,12 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
             resetRate: resetRate, timeoutRate: timeoutRate, sandboxRate: sandboxRate, seed: seed,
             serverAPIKey: apiKey?.publicKey, serverAPIKeyID: apiKeyId, serverAPIIssuerID: apiIssuerId,
             serverAPIBundleID: bundleId, serverAPIRateLimit: serverApiRateLimit))
-        // Written before serving, so whoever waits for the port finds both files in place.
+        // Written before serving, so whoever waits for the port finds the files in place.
         if let writeRootCa {
             try standIn.testChain.writeRoot(toFile: writeRootCa)
+        }
+        if let writeReceiptRootCa {
+            try standIn.receiptChain.writeRoot(toFile: writeReceiptRootCa)
         }
         if let writeApiKey, let apiKey {
             try apiKey.write(toFile: writeApiKey)

@@ -13,6 +13,8 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "accept or reject sandbox purchases (RECEIPTD_SANDBOX).") var sandbox: String?
     @Option(help: "ISO-8601 time; older purchases are never recorded as unclaimed (RECEIPTD_UNCLAIMED_SINCE).") var unclaimedSince: String?
     @Option(help: "PEM file of the roots signed transactions must chain to (APPLE_ROOT_CA_FILE).") var appleRootCAFile: String?
+    @Option(help: "PEM file of the roots app receipts' signatures must chain to under server_api (APPLE_RECEIPT_ROOT_CA_FILE).")
+    var appleReceiptRootCAFile: String?
     @Option(help: "App Store Connect issuer id (APPLE_ISSUER_ID).") var appleIssuerID: String?
     @Option(help: "App Store Connect key id (APPLE_KEY_ID).") var appleKeyID: String?
     @Option(help: "The .p8 private key file (APPLE_PRIVATE_KEY_FILE).") var applePrivateKeyFile: String?
@@ -20,6 +22,8 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "App Store Server API sandbox URL (APPLE_SERVER_API_SANDBOX_URL).") var appleServerAPISandboxURL: String?
     @Option(help: "Server API requests per second, all daemons together (APPLE_SERVER_API_RATE).") var appleServerAPIRate: String?
     @Option(help: "verify_receipt or server_api (RECEIPTD_RECEIPT_VERIFIER).") var receiptVerifier: String?
+    @Option(help: "reject or accept a transaction id whose purchase lacks the order's app account token (RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN).")
+    var transactionIDWithoutToken: String?
     @Option(help: "Google service-account JSON key file (GOOGLE_SERVICE_ACCOUNT_FILE).") var googleServiceAccountFile: String?
     @Option(help: "The app's Google Play package name (GOOGLE_PLAY_PACKAGE_NAME).") var googlePlayPackageName: String?
     @Option(help: "Android Publisher API URL (GOOGLE_PLAY_API_URL).") var googlePlayAPIURL: String?
@@ -46,10 +50,12 @@ struct SettingsOptions: ParsableArguments {
             ("DATABASE_URL", databaseURL), ("APPLE_VERIFY_URL", appleVerifyURL),
             ("APPLE_SANDBOX_VERIFY_URL", appleSandboxVerifyURL), ("APPLE_SHARED_SECRET", appleSharedSecret),
             ("APPLE_SHARED_SECRET_FILE", appleSharedSecretFile),
-            ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
+            ("APPLE_BUNDLE_ID", appleBundleID), ("APPLE_ROOT_CA_FILE", appleRootCAFile),
+            ("APPLE_RECEIPT_ROOT_CA_FILE", appleReceiptRootCAFile), ("APPLE_ISSUER_ID", appleIssuerID),
             ("APPLE_KEY_ID", appleKeyID), ("APPLE_PRIVATE_KEY_FILE", applePrivateKeyFile), ("APPLE_SERVER_API_URL", appleServerAPIURL),
             ("APPLE_SERVER_API_SANDBOX_URL", appleServerAPISandboxURL), ("APPLE_SERVER_API_RATE", appleServerAPIRate),
-            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
+            ("RECEIPTD_RECEIPT_VERIFIER", receiptVerifier), ("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", transactionIDWithoutToken),
+            ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
             ("GOOGLE_PLAY_PACKAGE_NAME", googlePlayPackageName), ("GOOGLE_PLAY_API_URL", googlePlayAPIURL),
             ("GOOGLE_PLAY_FINALIZE", googlePlayFinalize), ("GOOGLE_PLAY_VOIDED_INTERVAL", googlePlayVoidedInterval),
             ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("RECEIPTD_SANDBOX", sandbox), ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency), ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),

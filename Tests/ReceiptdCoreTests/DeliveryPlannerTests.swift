@@ -209,4 +209,27 @@ import Testing
         // An order without a token takes a purchase whatever its token.
         #expect(planner.plan([foreign], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).deliveries.count == 1)
     }
+
+    /// Issue 17, item 1: a transaction looked up by its id alone pays only an order with its app account token.
+    @Test func aLookedUpTransactionNeedsTheOrdersToken() {
+        let token = UUID()
+        var bound = order()
+        bound.appAccountToken = token
+        var carrying = entry("1")
+        carrying.appAccountToken = token
+        carrying.requiresOrderToken = true
+        var bare = entry("2")
+        bare.requiresOrderToken = true
+        let tokenless = planner.plan([bare, carrying], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+        #expect(tokenless.deliveries.isEmpty && tokenless.orderResults.first?.outcome == .unmatched)
+        #expect(tokenless.unclaimed.map(\.transactionID) == ["1", "2"])
+        #expect(tokenless.refusedWithoutToken.map(\.transactionID) == ["1", "2"])
+        let paid = planner.plan([bare, carrying], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: [])
+        #expect(paid.deliveries.map(\.transactionID) == ["1"])
+        #expect(paid.refusedWithoutToken.map(\.transactionID) == ["2"])
+        // Another product is simply not this order's: unclaimed, not refused for its token.
+        var coins = entry("3", product: "coins")
+        coins.requiresOrderToken = true
+        #expect(planner.plan([coins], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).refusedWithoutToken.isEmpty)
+    }
 }

@@ -88,4 +88,36 @@ import X509
             #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: bad) }
         }
     }
+
+    /// Issue 17, item 1: bare transaction ids without the order's token are refused unless the game says otherwise.
+    @Test func transactionIDsWithoutTokenAreRefusedByDefault() throws {
+        #expect(try ReceiptdSettings(completing: [:]).storeKit.transactionIDWithoutToken == .reject)
+        for (spelling, policy) in [("accept", TransactionIDTokenPolicy.accept), ("Reject", .reject)] {
+            let settings = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": spelling])
+            #expect(settings.storeKit.transactionIDWithoutToken == policy)
+        }
+        #expect { _ = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": "maybe"]) } throws: { error in
+            (error as? ConfigurationError)?.variable == "RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN"
+        }
+    }
+
+    /// Issue 17, item 1: app receipts' signatures chain to Apple Inc. Root unless `APPLE_RECEIPT_ROOT_CA_FILE` says
+    /// otherwise; a file without a certificate stops `run` naming the variable.
+    @Test func receiptRootsDefaultToAppleIncRootAndMayBeReplaced() throws {
+        #expect(try ReceiptdSettings(completing: [:]).storeKit.receiptRoots == [AppleRootCertificates.appleIncRoot])
+        let pem = try AppleRootCertificates.rootG3.serializeAsPEM().pemString + "\n"
+            + AppleRootCertificates.appleIncRoot.serializeAsPEM().pemString
+        try withFile(pem) { path in
+            let settings = try ReceiptdSettings(completing: ["APPLE_RECEIPT_ROOT_CA_FILE": path])
+            #expect(settings.storeKit.receiptRoots == [AppleRootCertificates.rootG3, AppleRootCertificates.appleIncRoot])
+            #expect(settings.storeKit.trustedRoots == [AppleRootCertificates.rootG3])
+        }
+        for path in ["/nonexistent/receipt-root.pem", nil] {
+            try withFile("no certificate here") { garbage in
+                #expect { _ = try ReceiptdSettings(completing: ["APPLE_RECEIPT_ROOT_CA_FILE": path ?? garbage]) } throws: { error in
+                    (error as? ConfigurationError)?.variable == "APPLE_RECEIPT_ROOT_CA_FILE"
+                }
+            }
+        }
+    }
 }

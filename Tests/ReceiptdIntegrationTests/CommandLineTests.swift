@@ -77,4 +77,17 @@ import Testing
         let sandbox = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game", "--sandbox", "sometimes"])
         #expect(sandbox.status == 78 && sandbox.stderr.contains("RECEIPTD_SANDBOX"), "\(sandbox.stderr)")
     }
+
+    /// Issue 17, item 1: the new setting is a `run` flag too, and a bad value exits 78 naming its variable.
+    @Test func aBadTransactionIDPolicyExits78() throws {
+        let run = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game", "--transaction-id-without-token", "sometimes"])
+        #expect(run.status == 78 && run.stderr.contains("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN"), "\(run.stderr)")
+    }
+
+    /// Issue 17, item 1: a receipt root file that cannot be read exits 78 naming `APPLE_RECEIPT_ROOT_CA_FILE`.
+    @Test func anUnreadableReceiptRootExits78() throws {
+        let run = try ReceiptdBinary.run(["run", "--apple-bundle-id", "com.example.game",
+                                          "--apple-receipt-root-ca-file", "/nonexistent/receipt-root.pem"])
+        #expect(run.status == 78 && run.stderr.contains("APPLE_RECEIPT_ROOT_CA_FILE"), "\(run.stderr)")
+    }
 }

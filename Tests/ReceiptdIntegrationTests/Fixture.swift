@@ -52,7 +52,8 @@ struct Fixture: Sendable {
             trustedRoots: [standIn.testChain.root],
             credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
                                               keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID, privateKey: serverAPIKey.privateKey),
-            serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL)
+            serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL,
+            receiptRoots: [standIn.receiptChain.root])
         adjust(&settings)
         return settings
     }

@@ -84,11 +84,13 @@ import Testing
 
     @Test func aTransactionDeliveredByAnotherJobPaysNothingTwice() async throws {
         try await Fixture.with { f in
-            let first = Self.payload("9401")
+            let token = UUID()
+            var first = Self.payload("9401")
+            first.appAccountToken = token.uuidString.lowercased()
             let second = Self.payload("9402")
             f.standIn.register(first)
             f.standIn.register(history: [first, second])
-            try await f.enqueue("by-id", transaction: "9401")
+            try await f.enqueue("by-id", transaction: "9401", appAccountToken: token)
             try await f.withDaemons(settings: serverAPI(f)) { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("by-id")["outcome"] == "full")
             try await f.enqueue("by-receipt", receipt: Self.receipt(first), quantity: 2)
@@ -97,6 +99,68 @@ import Testing
             #expect(order["outcome"] == "partial" && order["delivered_quantity"] == "1")
             #expect(try await f.value("SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries")
                     == "9401→by-id,9402→by-receipt")
+        }
+    }
+
+    /// Issue 17, item 1: a receipt nobody signed, or one signed under another root, names another player's
+    /// transaction id: it is `invalid` before anything is looked up, and the victim's purchase stays theirs.
+    @Test func aHomeMadeReceiptIsInvalidAndAppleIsNotAsked() async throws {
+        let foreign = try AppleReceiptTestChain.generate()
+        let noLeafOID = try AppleReceiptTestChain.generate(leafHasAppleOID: false)
+        try await Fixture.with { f in
+            let victims = Self.payload("9501")
+            f.standIn.register(history: [victims])
+            let cases: [(order: String, signer: AppleReceiptTestChain?, error: String)] = [
+                ("unsigned", nil, "receipt is not signed: its PKCS#7 container has no signer"),
+                ("foreign", foreign, "receipt's certificate chain does not verify to a trusted receipt root at its creation date"),
+                ("leaf-oid", noLeafOID, "receipt's signing certificate lacks Apple's OID 1.2.840.113635.100.6.11.1"),
+            ]
+            for (index, item) in cases.enumerated() {
+                try await f.enqueue(item.order, user: "thief\(index)", receipt: AppReceiptBuilder(inApp: [victims], signer: item.signer).encoded())
+            }
+            // The OID-less chain's root is trusted, so only the OID check can refuse it.
+            let settings = f.settings {
+                $0.storeKit.receiptVerifier = .serverAPI
+                $0.storeKit.receiptRoots = [f.standIn.receiptChain.root, noLeafOID.root]
+            }
+            try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
+            for item in cases {
+                let order = try await f.order(item.order)
+                #expect(order["outcome"] == "invalid" && order["attempts"] == "1", "\(item.order)")
+                #expect(order["last_error"]?.hasPrefix(item.error) == true, "\(item.order): \(order["last_error"] ?? "nil")")
+            }
+            #expect(f.standIn.recordedServerAPIRequests().isEmpty, "the Server API was not asked")
+            #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "0")
+
+            // The victim's own receipt, signed as Apple signs, still gets the purchase.
+            try await f.enqueue("victims", user: "victor", receipt: Self.receipt(victims))
+            try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("victims")["outcome"] == "full")
+        }
+    }
+
+    /// A receipt made while its signing chain was valid verifies after the chain expired (Apple's SHA-1 receipt
+    /// intermediate expired 2025-01-24): the chain is checked at the receipt's creation date, not today.
+    @Test func aReceiptVerifiesAtItsCreationDateAfterItsChainExpired() async throws {
+        let day: TimeInterval = 86_400
+        let expired = try AppleReceiptTestChain.generate(notValidBefore: Date() - 3 * 365 * day, notValidAfter: Date() - 365 * day)
+        try await Fixture.with { f in
+            let old = Self.payload("9601")
+            let late = Self.payload("9602")
+            f.standIn.register(history: [old])
+            f.standIn.register(history: [late])
+            try await f.enqueue("made-then", receipt: AppReceiptBuilder(inApp: [old], creationDate: Date() - 2 * 365 * day, signer: expired).encoded())
+            try await f.enqueue("made-today", user: "u2",
+                                receipt: AppReceiptBuilder(inApp: [late], creationDate: Date(), signer: expired).encoded())
+            let settings = f.settings {
+                $0.storeKit.receiptVerifier = .serverAPI
+                $0.storeKit.receiptRoots = [expired.root]
+            }
+            try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("made-then")["outcome"] == "full")
+            let today = try await f.order("made-today")
+            #expect(today["outcome"] == "invalid" && today["last_error"]?.contains("at its creation date") == true)
+            #expect(historyRequests(f).map(\.transactionID) == ["9601"])
         }
     }
 }

@@ -85,8 +85,10 @@ import Testing
 
             try await f.enqueue("o1", receipt: Receipts.paying("1000000001"))
             // A transaction id too: the Server API's shared pacing is the worker's to write.
-            f.standIn.register(SignedTransactionPayload(transactionId: "2000000001", productId: "gems"))
-            try await f.enqueue("o2", user: "u2", transaction: "2000000001")
+            let token = UUID()
+            f.standIn.register(SignedTransactionPayload(transactionId: "2000000001", productId: "gems",
+                                                        appAccountToken: token.uuidString.lowercased()))
+            try await f.enqueue("o2", user: "u2", transaction: "2000000001", appAccountToken: token)
             try await f.withDaemons(settings: f.settings { $0.databaseURL = worker }) { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("o2")["outcome"] == "full")
             let order = try await f.order("o1")

@@ -6,17 +6,27 @@ import Testing
 /// Transaction ids looked up with the App Store Server API: the sandbox fallback, not found, credentials refused,
 /// Retry-After and the request rate shared by every daemon.
 @Suite struct ServerAPILookupTests {
-    private static func payload(_ id: String, environment: String = "Production") -> SignedTransactionPayload {
-        SignedTransactionPayload(transactionId: id, productId: "gems", environment: environment)
+    /// The app account token the orders below are enqueued with and their purchases carry: without it a looked-up
+    /// transaction pays nothing (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`).
+    private static let token = UUID()
+
+    private static func payload(_ id: String, environment: String = "Production", token: UUID? = Self.token) -> SignedTransactionPayload {
+        SignedTransactionPayload(transactionId: id, productId: "gems", environment: environment,
+                                 appAccountToken: token?.uuidString.lowercased())
+    }
+
+    /// `iap.enqueue_transaction` of a transaction id with ``token`` (or another, or none).
+    private func enqueue(_ f: Fixture, _ order: String, user: String = "u1", id: String, token: UUID? = Self.token) async throws {
+        try await f.enqueue(order, user: user, transaction: id, appAccountToken: token)
     }
 
     @Test func anIdIsLookedUpInProductionThenTheSandbox() async throws {
         try await Fixture.with { f in
             f.standIn.register(Self.payload("8001"))
             f.standIn.register(Self.payload("8002", environment: "Sandbox"))
-            try await f.enqueue("prod", transaction: "8001")
-            try await f.enqueue("sandbox", user: "u2", transaction: "8002")
-            try await f.enqueue("nowhere", user: "u3", transaction: "8003")
+            try await enqueue(f, "prod", id: "8001")
+            try await enqueue(f, "sandbox", user: "u2", id: "8002")
+            try await enqueue(f, "nowhere", user: "u3", id: "8003")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("prod")["outcome"] == "full")
             let sandbox = try await f.order("sandbox")
@@ -35,7 +45,7 @@ import Testing
         let wrongKey = ServerAPITestKey.generate()
         try await Fixture.with(standIn: { $0.serverAPIKey = wrongKey.publicKey }) { f in
             f.standIn.register(Self.payload("8101"))
-            try await f.enqueue("locked-out", transaction: "8101")
+            try await enqueue(f, "locked-out", id: "8101")
             try await f.withDaemons(settings: f.settings { $0.daemon.maxAttempts = 2 }) { _ in try await f.waitUntilSettled() }
             let order = try await f.order("locked-out")
             #expect(order["state"] == "failed" && order["attempts"] == "2")
@@ -50,7 +60,7 @@ import Testing
             // The last is a 404 without Apple's JSON (a wrong URL, a proxy): it says nothing about the transaction.
             let steps = [ScriptStep(http: 500), ScriptStep(errorCode: 5000001), ScriptStep(errorCode: 4040002), ScriptStep(http: 404)]
             f.standIn.register(Self.payload("8201"), script: steps)
-            try await f.enqueue("flaky", transaction: "8201")
+            try await enqueue(f, "flaky", id: "8201")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let order = try await f.order("flaky")
             #expect(order["outcome"] == "full" && order["attempts"] == "5")
@@ -60,7 +70,7 @@ import Testing
     @Test func anAppleErrorCodeOtherThanTheTransientOnesIsInvalid() async throws {
         try await Fixture.with { f in
             f.standIn.register(Self.payload("8501"), script: [ScriptStep(http: 400, errorCode: 4000006)])
-            try await f.enqueue("bad-id", transaction: "8501")
+            try await enqueue(f, "bad-id", id: "8501")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let order = try await f.order("bad-id")
             #expect(order["outcome"] == "invalid" && order["last_error"]?.contains("errorCode 4000006") == true)
@@ -71,13 +81,13 @@ import Testing
         try await Fixture.with { f in
             let until = Int64((Date().timeIntervalSince1970 + 1.5) * 1000)
             f.standIn.register(Self.payload("8301"), script: [ScriptStep(retryAfter: String(until), errorCode: 4290000)])
-            try await f.enqueue("limited", transaction: "8301")
+            try await enqueue(f, "limited", id: "8301")
             try await f.withDaemons(count: 2) { _ in
                 // Once the daemon has written the API's Retry-After for every daemon to see.
                 try await f.waitUntil { try await f.value("SELECT blocked_until > now() FROM iap.api_pacing") == "t" }
                 for index in 0..<10 {
                     f.standIn.register(Self.payload("831\(index)"))
-                    try await f.enqueue("after-\(index)", user: "v\(index)", transaction: "831\(index)")
+                    try await enqueue(f, "after-\(index)", user: "v\(index)", id: "831\(index)")
                 }
                 try await f.waitUntilSettled()
             }
@@ -93,7 +103,7 @@ import Testing
         try await Fixture.with(standIn: { $0.serverAPIRateLimit = 6 }) { f in
             for index in 0..<20 {
                 f.standIn.register(Self.payload("84\(index + 10)"))
-                try await f.enqueue("paced-\(index)", user: "p\(index)", transaction: "84\(index + 10)")
+                try await enqueue(f, "paced-\(index)", user: "p\(index)", id: "84\(index + 10)")
             }
             let started = Date()
             // Two jobs in flight per daemon: neither can take all twenty, both must share the budget.
@@ -113,6 +123,81 @@ import Testing
                 #expect(times[index...].prefix { $0.timeIntervalSince(time) < 1 }.count <= 6)
             }
             #expect(try await f.value("SELECT count(DISTINCT daemon) FROM iap.attempts") == "2")
+        }
+    }
+
+    /// Issue 17, item 1: a transaction id names a purchase but not who made it. Without the order's app account
+    /// token it pays nothing: the order is `unmatched`, `last_error` says why, and the purchase waits as an
+    /// unclaimed payment an operator can assign.
+    @Test func aLookedUpTransactionPaysOnlyAnOrderWhoseTokenItCarries() async throws {
+        try await Fixture.with { f in
+            let victim = UUID()
+            let attacker = UUID()
+            f.standIn.register(Self.payload("8701", token: victim))
+            f.standIn.register(Self.payload("8702", token: nil))
+            f.standIn.register(Self.payload("8703", token: victim))
+            // Another player's purchase, guessed by id, under the attacker's own token; an id and an order without any.
+            try await enqueue(f, "stolen", user: "mallory", id: "8701", token: attacker)
+            try await enqueue(f, "tokenless", user: "trent", id: "8702", token: nil)
+            try await enqueue(f, "own", user: "victor", id: "8703", token: victim)
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+
+            let stolen = try await f.order("stolen")
+            #expect(stolen["outcome"] == "unmatched" && stolen["delivered_quantity"] == "0")
+            #expect(stolen["last_error"]?.contains(
+                "transaction 8701 was looked up by its id and carries another appAccountToken than the order's app_account_token") == true)
+            #expect(stolen["last_error"]?.contains("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject") == true)
+            let tokenless = try await f.order("tokenless")
+            #expect(tokenless["outcome"] == "unmatched")
+            #expect(tokenless["last_error"]?.contains(
+                "transaction 8702 was looked up by its id and carries no appAccountToken, and the order has no app_account_token") == true)
+            #expect(try await f.order("own")["outcome"] == "full")
+            let ledger = "SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries"
+            #expect(try await f.value(ledger) == "8703→own")
+            #expect(try await f.value("""
+                SELECT string_agg(transaction_id || ':' || user_id || ':' || order_id, ',' ORDER BY transaction_id)
+                FROM iap.unclaimed_payments WHERE assigned_at IS NULL
+                """) == "8701:mallory:stolen,8702:trent:tokenless")
+
+            // The victim's own order, with its token, still gets the purchase; the operator assigns the other one.
+            try await enqueue(f, "victims", user: "victor", id: "8701", token: victim)
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("victims")["outcome"] == "full")
+            try await f.connection.execute("SELECT iap.assign_payment('8702', 'tokenless')")
+            #expect(try await f.value(ledger) == "8701→victims,8702→tokenless,8703→own")
+            #expect(try await f.value("SELECT count(*) FROM iap.unclaimed_payments WHERE assigned_at IS NULL") == "0")
+        }
+    }
+
+    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=accept`: the game takes the risk, and an id pays as before: an order
+    /// without a token takes any purchase of its product, one with a token only a purchase carrying it.
+    @Test func acceptingIdsWithoutTokenKeepsTheOldRules() async throws {
+        try await Fixture.with { f in
+            f.standIn.register(Self.payload("8801", token: nil))
+            f.standIn.register(Self.payload("8802", token: UUID()))
+            try await enqueue(f, "tokenless", id: "8801", token: nil)
+            try await enqueue(f, "other-token", user: "u2", id: "8802")
+            try await f.withDaemons(settings: f.settings { $0.storeKit.transactionIDWithoutToken = .accept }) { _ in
+                try await f.waitUntilSettled()
+            }
+            #expect(try await f.order("tokenless")["outcome"] == "full")
+            let other = try await f.order("other-token")
+            #expect(other["outcome"] == "unmatched" && other["last_error"] == nil)
+        }
+    }
+
+    /// Issue 17, item 16: the environment that answered must be the one the signed transaction names, as for a
+    /// history; production answering with a sandbox transaction pays nothing.
+    @Test func anAnswerAboutAnotherEnvironmentsTransactionIsInvalid() async throws {
+        try await Fixture.with { f in
+            let sandboxSigned = f.standIn.testChain.signedTransaction(Self.payload("8901", environment: "Sandbox"))
+            f.standIn.register(Self.payload("8901"), script: [ScriptStep(raw: "{\"signedTransactionInfo\":\"\(sandboxSigned)\"}")])
+            try await enqueue(f, "crossed", id: "8901")
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let order = try await f.order("crossed")
+            #expect(order["outcome"] == "invalid" && order["last_error"] == "Production answer holds a Sandbox transaction")
+            #expect(f.standIn.recordedServerAPIRequests().map(\.environment) == [.production])
+            #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "0")
         }
     }
 }

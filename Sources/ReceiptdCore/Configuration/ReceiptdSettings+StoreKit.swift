@@ -1,5 +1,6 @@
 extension ReceiptdSettings {
-    /// `APPLE_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`.
+    /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
+    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
         if let pem = try reader.secretFile("APPLE_ROOT_CA_FILE") {
@@ -9,11 +10,20 @@ extension ReceiptdSettings {
                 throw ConfigurationError(variable: "APPLE_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
             }
         }
+        if let pem = try reader.secretFile("APPLE_RECEIPT_ROOT_CA_FILE") {
+            do {
+                storeKit.receiptRoots = try AppleRootCertificates.certificates(pem: pem)
+            } catch {
+                throw ConfigurationError(variable: "APPLE_RECEIPT_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
+            }
+        }
         storeKit.credentials = try credentials(reader)
         storeKit.serverAPIURL = try reader.url("APPLE_SERVER_API_URL") ?? storeKit.serverAPIURL
         storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
         storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1, maximum: Bounds.serverAPIRate) ?? storeKit.serverAPIRate
         storeKit.receiptVerifier = try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
+        storeKit.transactionIDWithoutToken = try reader.choice("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", TransactionIDTokenPolicy.self)
+            ?? storeKit.transactionIDWithoutToken
         // Refused at start rather than leaving every receipt job retrying for a key.
         if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {
             throw ConfigurationError(variable: "RECEIPTD_RECEIPT_VERIFIER",

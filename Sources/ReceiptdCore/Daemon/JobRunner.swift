@@ -178,6 +178,11 @@ struct JobRunner: Sendable {
                     "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",
                 ])
             }
+            if let plan, !plan.refusedWithoutToken.isEmpty {
+                logger.warning("a transaction looked up by its id lacks the order's app account token; it pays nothing", metadata: [
+                    "transactions": "\(plan.refusedWithoutToken.map(\.transactionID))",
+                ])
+            }
             if let plan, let own = plan.orderResults.first {
                 logger.info("order settled", metadata: [
                     "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",

@@ -307,8 +307,20 @@ extension JobStore {
         var orderResults: [String: DeliveryPlan.OrderResult] = [:]
         for (_, plan) in settled { for result in plan.orderResults { orderResults[result.orderID] = result } }
         let jobs = settled.map { answer, plan -> [(String, JSONText.Value)] in
-            let flag = plan.foreignPurchases.isEmpty ? nil : "receipt carries purchases first delivered to another user: "
-                + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", ")
+            var flags: [String] = []
+            if !plan.foreignPurchases.isEmpty {
+                flags.append("receipt carries purchases first delivered to another user: "
+                    + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", "))
+            }
+            if !plan.refusedWithoutToken.isEmpty {
+                let order = orders.appAccountToken(of: answer.job.order.orderID)
+                flags.append(plan.refusedWithoutToken.map { entry in
+                    "transaction \(entry.transactionID) was looked up by its id and "
+                        + (entry.appAccountToken == nil ? "carries no appAccountToken" : "carries another appAccountToken")
+                        + (order == nil ? ", and the order has no app_account_token" : " than the order's app_account_token")
+                }.joined(separator: "; ") + ": it pays no order (RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject) and is recorded as an unclaimed payment")
+            }
+            let flag = flags.isEmpty ? nil : flags.joined(separator: "; ")
             return [("id", .int(answer.job.id)), ("environment", .string(answer.environment.rawValue)), ("flag", .optional(flag))]
         }
         let attempts = settled.map { answer, _ -> [(String, JSONText.Value)] in

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What a batch's plans know of the orders and the ledger, read under lock at the start of the settle and
 /// updated as each plan is made, so that a later answer in the batch sees what earlier ones delivered.
 struct LedgerView {
@@ -32,4 +34,7 @@ struct LedgerView {
 
     /// The product of an order the batch read.
     func productID(of orderID: String) -> String { orders[orderID]?.snapshot.productID ?? "" }
+
+    /// The app account token of an order the batch read, if it has one.
+    func appAccountToken(of orderID: String) -> UUID? { orders[orderID]?.snapshot.appAccountToken }
 }

@@ -53,7 +53,7 @@ public final class ReceiptDaemon: Service {
         }
         let receipts: any PurchaseVerifier = switch storeKit.receiptVerifier {
         case .verifyReceipt: ReceiptVerifier(apple: verifier)
-        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI)
+        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI, signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots))
         }
         let google = googlePlay.serviceAccount.flatMap { account in
             googlePlay.packageName.map { package in
@@ -62,7 +62,8 @@ public final class ReceiptDaemon: Service {
             }
         }
         self.runner = JobRunner(
-            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI),
+            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI,
+                                                                         tokenPolicy: storeKit.transactionIDWithoutToken),
                         .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger)],
             store: store, configuration: configuration, logger: logger, metrics: metrics)
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.

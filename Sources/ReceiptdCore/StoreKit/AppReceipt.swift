@@ -1,9 +1,10 @@
 import Foundation
 import SwiftASN1
+import X509
 
 /// What an app receipt (base64 PKCS#7, as `Bundle.main.appStoreReceiptURL` holds it) says about itself, read the way
-/// Apple's `ReceiptUtility` reads it to call the App Store Server API. The signature is not checked: the receipt
-/// only names a transaction, and the Server API's signed answer is what is trusted.
+/// Apple's `ReceiptUtility` reads it to call the App Store Server API, and its PKCS#7 signature. Reading checks
+/// nothing: nobody may believe a word of it before `ReceiptSignatureVerifier` has checked ``signature``.
 ///
 /// Parsed as BER, so Apple's indefinite lengths and constructed OCTET STRINGs are read as well as plain DER.
 package struct AppReceipt: Sendable, Equatable {
@@ -19,10 +20,17 @@ package struct AppReceipt: Sendable, Equatable {
     /// has none, in receipt order; empty when the receipt holds no in-app purchase.
     package var transactionIDs: [String]
 
+    /// The receipt's creation date (attribute 12), the instant its signing chain must be valid at.
+    package var creationDate: Date?
+    /// The `SignedData`'s signer and certificates; `nil` when the receipt has no signer at all.
+    package var signature: AppReceiptSignature?
+
     /// Creates a receipt's contents directly.
-    package init(bundleID: String?, transactionIDs: [String]) {
+    package init(bundleID: String?, transactionIDs: [String], creationDate: Date? = nil, signature: AppReceiptSignature? = nil) {
         self.bundleID = bundleID
         self.transactionIDs = transactionIDs
+        self.creationDate = creationDate
+        self.signature = signature
     }
 
     /// Reads a base64 app receipt; line breaks and spaces in the base64 are ignored.
@@ -31,9 +39,11 @@ package struct AppReceipt: Sendable, Equatable {
         guard !text.isEmpty, let bytes = Data(base64Encoded: text) else {
             throw FormatError(description: "receipt is not base64")
         }
-        let content = try Self.receiptContent(Array(bytes))
+        let (content, signature) = try Self.signedData(Array(bytes))
+        self.signature = signature
         let attributes = try Self.attributes(content, of: "receipt")
         bundleID = attributes.first { $0.type == Self.bundleIDType }.flatMap { Self.string($0.value) }
+        creationDate = attributes.first { $0.type == Self.creationDateType }.flatMap { Self.string($0.value) }.flatMap(Self.date)
         var ids: [String] = []
         for inApp in attributes where inApp.type == Self.inAppType {
             let fields = try Self.attributes(inApp.value, of: "in-app purchase")
@@ -54,6 +64,7 @@ package struct AppReceipt: Sendable, Equatable {
     private static let signedDataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 2]
     private static let dataOID: ASN1ObjectIdentifier = [1, 2, 840, 113549, 1, 7, 1]
     private static let bundleIDType = 2
+    private static let creationDateType = 12
     private static let inAppType = 17
     private static let transactionIDType = 1703
     private static let originalTransactionIDType = 1705
@@ -64,8 +75,9 @@ package struct AppReceipt: Sendable, Equatable {
         var value: [UInt8]
     }
 
-    /// The eContent of `ContentInfo { signedData, SignedData { version, digestAlgorithms, encapContentInfo { data, [0] OCTET STRING } … } }`.
-    private static func receiptContent(_ bytes: [UInt8]) throws(FormatError) -> [UInt8] {
+    /// The eContent of `ContentInfo { signedData, SignedData { version, digestAlgorithms, encapContentInfo { data, [0] OCTET STRING },
+    /// [0] certificates, [1] crls, signerInfos } }`, and the signature over it.
+    private static func signedData(_ bytes: [UInt8]) throws(FormatError) -> (content: [UInt8], signature: AppReceiptSignature?) {
         let notPKCS7 = FormatError(description: "receipt is not a PKCS#7 signedData container")
         guard let root = try? BER.parse(bytes), var contentInfo = children(root, .sequence)?.makeIterator(),
               let type = contentInfo.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) }), type == signedDataOID,
@@ -83,7 +95,60 @@ package struct AppReceipt: Sendable, Equatable {
               let octets = children(tagged, tagged.identifier)?.first(where: { _ in true }),
               let content = try? ASN1OctetString(berEncoded: octets), !content.bytes.isEmpty
         else { throw FormatError(description: "receipt's PKCS#7 container holds no receipt content") }
-        return Array(content.bytes)
+        var certificates: [Certificate] = []
+        var signerInfos: [ASN1Node] = []
+        while let field = fields.next() {
+            if let members = children(field, ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)) {
+                for member in members {
+                    guard let certificate = try? Certificate(derEncoded: Array(member.encodedBytes)) else {
+                        throw FormatError(description: "receipt holds a certificate that cannot be read")
+                    }
+                    certificates.append(certificate)
+                }
+            } else if let members = children(field, .set) {
+                signerInfos = Array(members)
+            }
+        }
+        guard signerInfos.count <= 1 else { throw FormatError(description: "receipt has \(signerInfos.count) signers, not 1") }
+        guard let signer = signerInfos.first else { return (Array(content.bytes), nil) }
+        return (Array(content.bytes), try Self.signature(signer, certificates: certificates, content: Array(content.bytes)))
+    }
+
+    /// `SignerInfo ::= SEQUENCE { version, sid IssuerAndSerialNumber, digestAlgorithm, [0] signedAttrs OPTIONAL,
+    /// signatureAlgorithm, signature OCTET STRING, [1] unsignedAttrs OPTIONAL }`.
+    private static func signature(_ node: ASN1Node, certificates: [Certificate], content: [UInt8]) throws(FormatError) -> AppReceiptSignature {
+        let unreadable = FormatError(description: "receipt's signer information cannot be read")
+        guard var fields = children(node, .sequence)?.makeIterator(), fields.next() != nil,  // version
+              let sid = fields.next(), var sidFields = children(sid, .sequence)?.makeIterator(),
+              let issuer = sidFields.next().flatMap({ try? DistinguishedName(derEncoded: $0) }),
+              let serial = sidFields.next(), serial.identifier == .integer, case .primitive(let serialBytes) = serial.content,
+              let digest = fields.next().flatMap(algorithm)
+        else { throw unreadable }
+        var next = fields.next()
+        let hasSignedAttributes = next?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
+        if hasSignedAttributes { next = fields.next() }
+        guard let signatureAlgorithm = next.flatMap(algorithm),
+              let signature = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) }), !signature.bytes.isEmpty
+        else { throw unreadable }
+        return AppReceiptSignature(
+            certificates: certificates, signerIssuer: issuer, signerSerialNumber: Certificate.SerialNumber(bytes: serialBytes),
+            digestAlgorithm: digest, signatureAlgorithm: signatureAlgorithm, hasSignedAttributes: hasSignedAttributes,
+            signature: Array(signature.bytes), signedContent: content)
+    }
+
+    /// The OID of an `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`.
+    private static func algorithm(_ node: ASN1Node) -> ASN1ObjectIdentifier? {
+        children(node, .sequence)?.first(where: { _ in true }).flatMap { try? ASN1ObjectIdentifier(berEncoded: $0) }
+    }
+
+    /// An RFC 3339 time as receipts write it (`2024-02-23T17:27:16Z`, fractions allowed).
+    private static func date(_ text: String) -> Date? {
+        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+            let formatter = ISO8601DateFormatter()
+            formatter.formatOptions = options
+            if let date = formatter.date(from: text) { return date }
+        }
+        return nil
     }
 
     /// A DER SET of receipt attributes; `what` names it in errors.

@@ -53,11 +53,17 @@ final class ServerAPIClient: Sendable {
         guard let info = try? JSONDecoder().decode(TransactionInfoAnswer.self, from: body) else {
             return outcome.attempt(.retry(TransientFailure(errorClass: .garbled, reason: "\(outcome.label): 200 without signedTransactionInfo")))
         }
+        let transaction: SignedTransaction
         do {
-            return outcome.attempt(TransactionVerifier.verdict(for: try await signed.verify(info.signedTransactionInfo)))
+            transaction = try await signed.verify(info.signedTransactionInfo)
         } catch {
             return outcome.attempt(.reject(reason: "Server API answer: \(error)"))
         }
+        // As for a history: an environment's answer is about that environment's transaction, or not one to trust.
+        guard let environment = outcome.environment, transaction.environment == environment.rawValue else {
+            return outcome.attempt(.reject(reason: "\(outcome.environment?.rawValue ?? "unknown") answer holds a \(transaction.environment) transaction"))
+        }
+        return outcome.attempt(TransactionVerifier.verdict(for: transaction))
     }
 
     /// Every transaction of the customer `id` belongs to (Get Transaction History v2), oldest first, read page by

@@ -6,12 +6,20 @@ struct TransactionVerifier: PurchaseVerifier {
     let signed: SignedTransactionVerifier
     /// `nil` when no Server API key is configured: transaction ids then wait with a clear error.
     let serverAPI: ServerAPIClient?
+    /// Whether a looked-up transaction must carry its order's app account token to pay it.
+    let tokenPolicy: TransactionIDTokenPolicy
 
     func attempt(_ job: ClaimedJob) async -> VerificationAttempt {
         let input = job.input
         if !input.isEmpty, input.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             guard let serverAPI else { return Self.missingCredentials(for: "a transaction id") }
-            return await serverAPI.lookup(input)
+            var attempt = await serverAPI.lookup(input)
+            // Apple vouches for the purchase, not for who sent its id: only the order's token ties the two.
+            if tokenPolicy == .reject, case .verified(var verified) = attempt.verdict {
+                for index in verified.purchases.indices { verified.purchases[index].requiresOrderToken = true }
+                attempt.verdict = .verified(verified)
+            }
+            return attempt
         }
         do {
             let transaction = try await signed.verify(input)

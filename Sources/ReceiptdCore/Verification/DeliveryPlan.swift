@@ -42,6 +42,9 @@ public struct DeliveryPlan: Sendable, Equatable {
     public var newOwners: [Delivery] = []
     /// Verified, unrefunded purchases not in the ledger that paid no order of the user: a payment nobody ordered.
     public var unclaimed: [VerifiedPurchase] = []
+    /// Unclaimed purchases that were looked up by id alone and would have paid the job's order but for its app
+    /// account token (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`): `last_error` says so.
+    public var refusedWithoutToken: [VerifiedPurchase] = []
 
     /// Orders other than the job's that this plan makes `full`; their active jobs are closed as superseded.
     public var ordersCompletedElsewhere: [String] {

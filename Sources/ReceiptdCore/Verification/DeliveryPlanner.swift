@@ -32,7 +32,8 @@ public struct DeliveryPlanner: Sendable {
     /// An entry pays an order when the product matches, it is not refunded, its id is genuine, its copies in the
     /// answer agree, it is not in `alreadyDelivered`, its original purchase was not first delivered to another user
     /// (`firstOwners` maps original transaction ids to their first user), it carries the order's app account token
-    /// (App Store) or account id (Google Play) when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
+    /// (App Store; a transaction that `requiresOrderToken` needs the order to have one) or account id (Google Play)
+    /// when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
     /// minus the skew. An order first seen with its receipt has no such
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
@@ -73,8 +74,20 @@ public struct DeliveryPlanner: Sendable {
         }
         var owned = Set(firstOwners.keys)
         let newOwners = deliveries.filter { owned.insert($0.originalTransactionID).inserted }
+        let refused = available.filter { entry in
+            entry.requiresOrderToken && entry.productID == order.productID && !Self.carriesToken(of: order, entry)
+        }
         return DeliveryPlan(deliveries: deliveries, orderResults: results, foreignPurchases: foreign, newOwners: newOwners,
-                            unclaimed: available)
+                            unclaimed: available, refusedWithoutToken: refused)
+    }
+
+    /// Whether `entry` carries what ties it to `order`'s account: the order's app account token when it has one
+    /// (or must have one, for a transaction that `requiresOrderToken`), and its Google account id when it has one.
+    private static func carriesToken(of order: OrderSnapshot, _ entry: VerifiedPurchase) -> Bool {
+        let token = entry.requiresOrderToken
+            ? order.appAccountToken != nil && entry.appAccountToken == order.appAccountToken
+            : order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken
+        return token && (order.accountID == nil || entry.accountID == order.accountID)
     }
 
     private func take(for order: OrderSnapshot, from available: inout [VerifiedPurchase]) -> [DeliveryPlan.Delivery] {
@@ -85,8 +98,7 @@ public struct DeliveryPlanner: Sendable {
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                  order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken,
-                  order.accountID == nil || entry.accountID == order.accountID else {
+                  Self.carriesToken(of: order, entry) else {
                 index += 1
                 continue
             }

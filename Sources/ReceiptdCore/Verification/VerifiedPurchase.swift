@@ -24,6 +24,9 @@ public struct VerifiedPurchase: Sendable, Equatable {
     public var store: Store = .apple
     /// Fields in which two copies of this transaction in one answer disagree; such a transaction pays nothing.
     public var conflictingFields: [String] = []
+    /// True for a transaction looked up by its id alone (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`): anyone
+    /// can send an id, so it pays only an order whose app account token it carries, never one without a token.
+    public var requiresOrderToken = false
 
     /// Creates a transaction.
     public init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
