@@ -114,10 +114,15 @@ public struct DemoRun {
         say("Checked out \(DemoScenario.checkouts.count) orders and closed \(DemoScenario.closed.count) unpaid")
     }
 
-    /// The game server's side after payment: it hands over what `iap.owed_deliveries` lists and confirms it.
+    /// The game server's side after payment: it hands over what `iap.owed_deliveries` lists for the order and
+    /// confirms exactly those transactions, so one delivered meanwhile stays owed.
     private func grant(on connection: PostgresConnection) async throws {
         for order in DemoScenario.granted {
-            let marked = try await connection.execute("SELECT iap.mark_granted($1) AS n", [order]).first?.int("n") ?? 0
+            let marked = try await connection.execute("""
+                SELECT iap.mark_granted(o.order_id, ARRAY(SELECT d.transaction_id FROM iap.owed_deliveries(o.user_id) d
+                                                          WHERE d.order_id = o.order_id)) AS n
+                FROM iap.orders o WHERE o.order_id = $1
+                """, [order]).first?.int("n") ?? 0
             say("Granted \(order): \(marked) delivered transaction(s) confirmed")
         }
     }

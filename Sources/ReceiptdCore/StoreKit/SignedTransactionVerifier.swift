@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import SwiftASN1
 import Synchronization
-import X509
+@_spi(FixedExpiryValidationTime) import X509
 
 /// Verifies a StoreKit 2 signed transaction (a compact JWS) offline, as Apple's `SignedDataVerifier` does: ES256,
 /// an `x5c` chain of three certificates that verifies to a trusted root at the payload's `signedDate`, Apple's
@@ -91,7 +91,7 @@ package final class SignedTransactionVerifier: Sendable {
         } catch {
             throw Rejection(description: "signed transaction x5c holds a certificate that cannot be read")
         }
-        var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(validationTime: date) }
+        var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: date) }
         let chain: ValidatedCertificateChain
         switch await verifier.validate(leaf: certificates[0], intermediates: CertificateStore([certificates[1]])) {
         case .validCertificate(let validated):
