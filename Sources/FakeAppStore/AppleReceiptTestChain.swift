@@ -40,47 +40,14 @@ public struct AppleReceiptTestChain: Sendable {
         intermediateHasAppleOID: Bool = true,
         leafHasAppleOID: Bool = true
     ) throws -> AppleReceiptTestChain {
-        let rootKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let intermediateKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let leafKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
-        let rootName = try DistinguishedName {
-            CommonName("receiptd test receipt root")
-            OrganizationName("receiptd tests")
-        }
-        let intermediateName = try DistinguishedName {
-            CommonName("receiptd test receipt intermediate")
-            OrganizationName("receiptd tests")
-        }
-        let leafName = try DistinguishedName {
-            CommonName("receiptd test receipt signing")
-            OrganizationName("receiptd tests")
-        }
-        let validity = (notValidBefore, notValidAfter)
-        let root = try issue(
-            subject: rootName, key: rootKey.publicKey, issuer: rootName, issuerKey: rootKey, validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            })
-        let intermediate = try issue(
-            subject: intermediateName, key: intermediateKey.publicKey, issuer: rootName, issuerKey: rootKey, validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                if intermediateHasAppleOID {
-                    marker(AppleTestChain.intermediateMarkerOID)
-                }
-            })
-        let leaf = try issue(
-            subject: leafName, key: leafKey.publicKey, issuer: intermediateName, issuerKey: intermediateKey, validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                if leafHasAppleOID {
-                    marker(AppleTestChain.leafMarkerOID)
-                }
-            })
-        return AppleReceiptTestChain(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
+        let chain = try AppleShapedChain(
+            keys: (Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)),
+                   Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)), Certificate.PrivateKey(leafKey)),
+            names: ("receiptd test receipt root", "receiptd test receipt intermediate", "receiptd test receipt signing"),
+            signatureAlgorithm: .sha256WithRSAEncryption, validity: (notValidBefore, notValidAfter),
+            intermediateHasAppleOID: intermediateHasAppleOID, leafHasAppleOID: leafHasAppleOID)
+        return AppleReceiptTestChain(root: chain.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: leafKey)
     }
 
     private init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: _RSA.Signing.PrivateKey) {
@@ -110,22 +77,5 @@ public struct AppleReceiptTestChain: Sendable {
     public func sign(_ content: [UInt8]) throws -> [UInt8] {
         try CMS.sign(content, signatureAlgorithm: .sha256WithRSAEncryption, additionalIntermediateCertificates: [intermediate, root],
                      certificate: leaf, privateKey: Certificate.PrivateKey(leafKey), signingTime: nil, detached: false)
-    }
-
-    /// One certificate signed with SHA-256 with RSA.
-    private static func issue(
-        subject: DistinguishedName, key: _RSA.Signing.PublicKey, issuer: DistinguishedName, issuerKey: _RSA.Signing.PrivateKey,
-        validity: (notBefore: Date, notAfter: Date), extensions: Certificate.Extensions
-    ) throws -> Certificate {
-        try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key),
-            notValidBefore: validity.notBefore, notValidAfter: validity.notAfter,
-            issuer: issuer, subject: subject, signatureAlgorithm: .sha256WithRSAEncryption,
-            extensions: extensions, issuerPrivateKey: Certificate.PrivateKey(issuerKey))
-    }
-
-    /// Apple's marker extensions: non-critical, value DER NULL.
-    private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {
-        Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
     }
 }

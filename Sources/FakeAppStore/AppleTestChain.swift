@@ -42,49 +42,14 @@ public struct AppleTestChain: Sendable {
         intermediateHasAppleOID: Bool = true,
         leafHasAppleOID: Bool = true
     ) throws -> AppleTestChain {
-        let rootKey = P256.Signing.PrivateKey()
-        let intermediateKey = P256.Signing.PrivateKey()
         let leafKey = P256.Signing.PrivateKey()
-        let rootName = try DistinguishedName {
-            CommonName("receiptd test root")
-            OrganizationName("receiptd tests")
-        }
-        let intermediateName = try DistinguishedName {
-            CommonName("receiptd test intermediate")
-            OrganizationName("receiptd tests")
-        }
-        let leafName = try DistinguishedName {
-            CommonName("receiptd test signing leaf")
-            OrganizationName("receiptd tests")
-        }
-        let validity = (notValidBefore, notValidAfter)
-        let root = try issue(
-            subject: rootName, key: rootKey.publicKey, issuer: rootName, issuerKey: rootKey, validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            })
-        let intermediate = try issue(
-            subject: intermediateName, key: intermediateKey.publicKey, issuer: rootName, issuerKey: rootKey,
-            validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-                if intermediateHasAppleOID {
-                    marker(intermediateMarkerOID)
-                }
-            })
-        let leaf = try issue(
-            subject: leafName, key: leafKey.publicKey, issuer: intermediateName, issuerKey: intermediateKey,
-            validity: validity,
-            extensions: try Certificate.Extensions {
-                Critical(BasicConstraints.notCertificateAuthority)
-                Critical(KeyUsage(digitalSignature: true))
-                if leafHasAppleOID {
-                    marker(leafMarkerOID)
-                }
-            })
-        return try AppleTestChain(root: root, intermediate: intermediate, leaf: leaf, leafKey: leafKey)
+        let chain = try AppleShapedChain(
+            keys: (Certificate.PrivateKey(P256.Signing.PrivateKey()), Certificate.PrivateKey(P256.Signing.PrivateKey()),
+                   Certificate.PrivateKey(leafKey)),
+            names: ("receiptd test root", "receiptd test intermediate", "receiptd test signing leaf"),
+            signatureAlgorithm: .ecdsaWithSHA256, validity: (notValidBefore, notValidAfter),
+            intermediateHasAppleOID: intermediateHasAppleOID, leafHasAppleOID: leafHasAppleOID)
+        return try AppleTestChain(root: chain.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: leafKey)
     }
 
     private init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: P256.Signing.PrivateKey) throws {
@@ -105,27 +70,6 @@ public struct AppleTestChain: Sendable {
     /// Writes ``rootPEM`` to `path`, replacing any file there.
     public func writeRoot(toFile path: String) throws {
         try Data(rootPEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
-    }
-
-    /// One certificate signed with ECDSA-with-SHA256.
-    private static func issue(
-        subject: DistinguishedName,
-        key: P256.Signing.PublicKey,
-        issuer: DistinguishedName,
-        issuerKey: P256.Signing.PrivateKey,
-        validity: (notBefore: Date, notAfter: Date),
-        extensions: Certificate.Extensions
-    ) throws -> Certificate {
-        try Certificate(
-            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: Certificate.PublicKey(key),
-            notValidBefore: validity.notBefore, notValidAfter: validity.notAfter,
-            issuer: issuer, subject: subject, signatureAlgorithm: .ecdsaWithSHA256,
-            extensions: extensions, issuerPrivateKey: Certificate.PrivateKey(issuerKey))
-    }
-
-    /// Apple's marker extensions: non-critical, value DER NULL.
-    private static func marker(_ oid: ASN1ObjectIdentifier) -> Certificate.Extension {
-        Certificate.Extension(oid: oid, critical: false, value: [0x05, 0x00])
     }
 
     private static func der(_ certificate: Certificate) throws -> [UInt8] {

@@ -12,24 +12,10 @@ import Testing
         _ adjust: @escaping (inout ReceiptdSettings) -> Void = { _ in },
         _ body: (Fixture, GooglePlayStandIn, ReceiptdSettings) async throws -> Void
     ) async throws {
-        try await Fixture.with { f in
-            let google = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
-            _ = try await google.start()
-            let settings = f.settings {
-                $0.googlePlay.serviceAccount = try? GoogleServiceAccount(json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8))
-                $0.googlePlay.packageName = "com.example.game"
-                $0.googlePlay.apiURL = google.baseURL
-                $0.googlePlay.voidedInterval = .milliseconds(200)
-                adjust(&$0)
-            }
-            do {
-                try await body(f, google, settings)
-            } catch {
-                try? await google.shutdown()
-                throw error
-            }
-            try await google.shutdown()
-        }
+        try await Fixture.withGooglePlayStandIn(settings: {
+            $0.googlePlay.voidedInterval = .milliseconds(200)
+            adjust(&$0)
+        }, body)
     }
 
     private func enqueue(_ f: Fixture, _ order: String, user: String = "u1", product: String = "gems", token: SyntheticPurchaseToken,
