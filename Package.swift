@@ -110,6 +110,8 @@ let package = Package(
             name: "ReceiptdCoreTests",
             dependencies: [
                 "ReceiptdCore",
+                // Receipts signed by a test chain shaped like Apple's, for the receipt signature rules.
+                "FakeAppStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 // RS256 for Google's service-account assertions.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),

@@ -1,23 +1,27 @@
 import Crypto
+import FakeAppStore
 import Foundation
 import Testing
 import X509
 @testable import ReceiptdCore
 
-/// Issue 17, item 1: under `server_api` an app receipt's PKCS#7 signature must verify to Apple Inc. Root at the
-/// receipt's creation date. Real receipts Apple signed (Tests/Fixtures/AppleReceipts) verify against the shipped
-/// root although their signing certificates have expired; changed or re-dated ones do not.
+/// Issue 17, item 1: under `server_api` an app receipt's PKCS#7 signature must verify to Apple Inc. Root (or the
+/// configured receipt roots) at the receipt's creation date. Receipts signed by a test chain shaped like Apple's
+/// verify at their creation date although the chain has expired since; changed, re-dated or unsigned ones, and
+/// ones checked against another root, do not.
 @Suite struct ReceiptSignatureVerifierTests {
-    private static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Fixtures/AppleReceipts")
-
-    private static func receipt(_ name: String) throws -> AppReceipt {
-        try AppReceipt(base64: String(contentsOf: fixtures.appendingPathComponent(name), encoding: .utf8))
-    }
-
     private static func date(_ text: String) -> Date { ISO8601DateFormatter().date(from: text)! }
 
-    private let shipped = ReceiptSignatureVerifier(roots: [AppleRootCertificates.appleIncRoot])
+    /// A chain valid from 2019 to 2021 only, like Apple's SHA-1 receipt intermediate that expired in 2025.
+    private static let expiredChain = try! AppleReceiptTestChain.generate(
+        notValidBefore: date("2019-01-01T00:00:00Z"), notValidAfter: date("2021-01-01T00:00:00Z"))
+
+    private static func receipt(created: Date, signer: AppleReceiptTestChain? = expiredChain) throws -> AppReceipt {
+        let purchase = SignedTransactionPayload(transactionId: "2000000000000001", productId: "gems")
+        return try AppReceipt(base64: AppReceiptBuilder(inApp: [purchase], creationDate: created, signer: signer).encoded())
+    }
+
+    private let verifier = ReceiptSignatureVerifier(roots: [expiredChain.root])
 
     @Test func theShippedReceiptRootIsAppleIncRoot() throws {
         let der = try AppleRootCertificates.appleIncRoot.serializeAsPEM().derBytes
@@ -26,25 +30,24 @@ import X509
         #expect("\(AppleRootCertificates.appleIncRoot.subject)".contains("Apple Root CA"))
     }
 
-    @Test(arguments: [("production-2024-02-23.base64", "2024-02-23T17:27:16Z"), ("sandbox-2020-05-06.base64", "2020-05-06T18:28:49Z")])
-    func aReceiptAppleSignedVerifiesAtItsCreationDate(name: String, created: String) async throws {
-        let receipt = try Self.receipt(name)
-        #expect(receipt.creationDate == Self.date(created))
+    @Test func aReceiptVerifiesAtItsCreationDateNotToday() async throws {
+        let receipt = try Self.receipt(created: Self.date("2020-05-06T18:28:49Z"))
+        #expect(receipt.creationDate == Self.date("2020-05-06T18:28:49Z"))
         #expect(receipt.signature?.certificates.count == 3)
-        #expect(!receipt.transactionIDs.isEmpty)
-        try await shipped.verify(receipt)
-        // Today its signing certificate has expired: only the creation date makes it valid.
+        #expect(receipt.transactionIDs == ["2000000000000001"])
+        try await verifier.verify(receipt)
+        // Today its signing chain has expired: only the creation date makes it valid.
         var today = receipt
         today.creationDate = Date()
-        await #expect { try await shipped.verify(today) } throws: { error in
+        await #expect { try await verifier.verify(today) } throws: { error in
             "\(error)".contains("does not verify to a trusted receipt root at its creation date")
         }
     }
 
     /// Why `verifier` refuses `receipt`; `nil` when it accepts it.
-    private func rejection(_ receipt: AppReceipt, by verifier: ReceiptSignatureVerifier? = nil) async -> String? {
+    private func rejection(_ receipt: AppReceipt, by other: ReceiptSignatureVerifier? = nil) async -> String? {
         do {
-            try await (verifier ?? shipped).verify(receipt)
+            try await (other ?? verifier).verify(receipt)
             return nil
         } catch {
             return "\(error)"
@@ -52,13 +55,16 @@ import X509
     }
 
     @Test func aChangedReceiptOrAnotherRootFails() async throws {
-        var receipt = try Self.receipt("production-2024-02-23.base64")
-        let g3 = ReceiptSignatureVerifier(roots: [AppleRootCertificates.rootG3])
-        #expect(await rejection(receipt, by: g3)?.contains("does not verify to a trusted receipt root") == true)
+        var receipt = try Self.receipt(created: Self.date("2020-05-06T18:28:49Z"))
+        let shipped = ReceiptSignatureVerifier(roots: [AppleRootCertificates.appleIncRoot])
+        #expect(await rejection(receipt, by: shipped)?.contains("does not verify to a trusted receipt root") == true)
         var changed = receipt
-        changed.signature?.signedContent[100] ^= 0x01
+        let last = try #require(changed.signature?.signedContent.indices.last)
+        changed.signature?.signedContent[last] ^= 0x01
         #expect(await rejection(changed) == "receipt signature does not verify with its signer certificate's key")
         receipt.signature = nil
         #expect(await rejection(receipt) == "receipt is not signed: its PKCS#7 container has no signer")
+        #expect(await rejection(try Self.receipt(created: Self.date("2020-05-06T18:28:49Z"), signer: nil))
+                == "receipt is not signed: its PKCS#7 container has no signer")
     }
 }
