@@ -11,7 +11,8 @@ struct TransactionVerifier: PurchaseVerifier {
 
     func attempt(_ job: ClaimedJob) async -> VerificationAttempt {
         let input = job.input
-        if !input.isEmpty, input.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+        // The claim routes jobs to the Server API's breaker by the same test: the two must never disagree.
+        if StoreAPI.isTransactionID(input) {
             guard let serverAPI else { return Self.missingCredentials(for: "a transaction id") }
             var attempt = await serverAPI.lookup(input)
             // Apple vouches for the purchase, not for who sent its id: only the order's token ties the two.

@@ -26,7 +26,8 @@ public enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// Whether a transaction job's input is a bare decimal transaction id (looked up), not a signed transaction.
-    /// The same test as `TransactionVerifier`'s; the claim's `receipt_data ~ '^[0-9]+$'` says it in SQL.
+    /// `TransactionVerifier` decides lookup or offline verification by it; the claim's `receipt_data ~ '^[0-9]+$'`
+    /// says it in SQL.
     static func isTransactionID(_ input: String) -> Bool {
         !input.isEmpty && input.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
