@@ -6,8 +6,6 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "receiptd", targets: ["receiptd"]),
-        .library(name: "ReceiptdCore", targets: ["ReceiptdCore"]),
-        .library(name: "FakeAppStore", targets: ["FakeAppStore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),

@@ -9,18 +9,18 @@ import SwiftASN1
 /// The receipt is signed by ``signer``'s leaf, as Apple signs receipts under Apple Inc. Root; without a signer
 /// the SignedData carries no certificates and no signer (a home-made receipt receiptd must refuse). The
 /// verifyReceipt path of the stand-in wants ``SyntheticReceipt``s, not these.
-public struct AppReceiptBuilder: Sendable {
+package struct AppReceiptBuilder: Sendable {
     /// The bundle id attribute; `nil` leaves it out.
-    public var bundleID: String?
+    package var bundleID: String?
     /// One in-app purchase attribute per payload, in this order.
-    public var inApp: [SignedTransactionPayload]
+    package var inApp: [SignedTransactionPayload]
     /// The creation date attribute, the instant the daemon checks the signing chain at; `nil` leaves it out.
-    public var creationDate: Date?
+    package var creationDate: Date?
     /// The chain whose leaf signs the receipt (``AppleReceiptTestChain/shared`` by default); `nil` leaves it unsigned.
-    public var signer: AppleReceiptTestChain?
+    package var signer: AppleReceiptTestChain?
 
     /// Creates a builder for a receipt of `bundleID` holding `inApp`, made `creationDate` and signed by `signer`.
-    public init(bundleID: String? = SyntheticReceipt.defaultBundleID, inApp: [SignedTransactionPayload] = [],
+    package init(bundleID: String? = SyntheticReceipt.defaultBundleID, inApp: [SignedTransactionPayload] = [],
                 creationDate: Date? = Date(), signer: AppleReceiptTestChain? = .shared) {
         self.bundleID = bundleID
         self.inApp = inApp
@@ -29,12 +29,12 @@ public struct AppReceiptBuilder: Sendable {
     }
 
     /// The receipt as the app would send it: base64 of the DER.
-    public func encoded() -> String {
+    package func encoded() -> String {
         Data(der()).base64EncodedString()
     }
 
     /// The receipt's DER bytes.
-    public func der() -> [UInt8] {
+    package func der() -> [UInt8] {
         do {
             var content = DER.Serializer()
             try Self.attributes(into: &content, inAppReceiptAttributes())

@@ -8,52 +8,52 @@ extension AppStoreStandIn {
     /// sum should not exceed 1. `sandboxRate` is drawn separately, once per receipt.
     /// The rates, the latency and the seed apply to verifyReceipt only; the
     /// `serverAPI…` settings apply to the App Store Server API only.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// The `aud` claim Apple requires in App Store Server API tokens.
-        public static let serverAPIAudience = "appstoreconnect-v1"
+        package static let serverAPIAudience = "appstoreconnect-v1"
         /// The key id bearer tokens must name unless configured otherwise.
-        public static let defaultServerAPIKeyID = "TESTKEY123"
+        package static let defaultServerAPIKeyID = "TESTKEY123"
         /// The issuer id bearer tokens must name unless configured otherwise (the one in Apple's examples).
-        public static let defaultServerAPIIssuerID = "57246542-96fe-1a63-e053-0824d011072a"
+        package static let defaultServerAPIIssuerID = "57246542-96fe-1a63-e053-0824d011072a"
 
         /// Address to bind; `127.0.0.1` keeps tests off the network.
-        public var host: String
+        package var host: String
         /// Port to bind; `0` lets the kernel pick a free one (see `start()`'s result).
-        public var port: Int
+        package var port: Int
         /// When set, a call whose `password` differs is answered `{"status":21004}`.
-        public var sharedSecret: String?
+        package var sharedSecret: String?
         /// Delay applied to every answer.
-        public var latency: Latency
+        package var latency: Latency
         /// Share of calls answered HTTP 503 with an empty body.
-        public var unavailableRate: Double
+        package var unavailableRate: Double
         /// Share of calls answered `{"status":21005}` (Apple's "receipt server unavailable").
-        public var status21005Rate: Double
+        package var status21005Rate: Double
         /// Share of calls whose connection is closed without any answer.
-        public var resetRate: Double
+        package var resetRate: Double
         /// Share of calls never answered: the connection stays open until the client gives up.
-        public var timeoutRate: Double
+        package var timeoutRate: Double
         /// Share of receipts treated as sandbox receipts: the production path answers 21007 and
         /// the sandbox path verifies them (drawn at a receipt's first call, then kept).
-        public var sandboxRate: Double
+        package var sandboxRate: Double
         /// Seed for the random draws, so a run can be replayed exactly.
-        public var seed: UInt64
+        package var seed: UInt64
         /// Public key that must have signed Server API bearer tokens; `nil` only requires a bearer to be present.
-        public var serverAPIKey: P256.Signing.PublicKey?
+        package var serverAPIKey: P256.Signing.PublicKey?
         /// The `kid` bearer tokens must carry.
-        public var serverAPIKeyID: String
+        package var serverAPIKeyID: String
         /// The `iss` bearer tokens must carry.
-        public var serverAPIIssuerID: String
+        package var serverAPIIssuerID: String
         /// The `bid` bearer tokens must carry.
-        public var serverAPIBundleID: String
+        package var serverAPIBundleID: String
         /// Server API calls allowed per rolling second over both environments; the excess is
         /// answered 429 (error 4290000). `nil` means no limit.
-        public var serverAPIRateLimit: Int?
+        package var serverAPIRateLimit: Int?
         /// Transactions per Get Transaction History page (Apple sends up to 20); small, so tests see pages.
-        public var serverAPIHistoryPageSize: Int
+        package var serverAPIHistoryPageSize: Int
 
         /// Creates a configuration; the defaults describe a well-behaved,
         /// instant, secret-less stand-in on an ephemeral loopback port that accepts any bearer token.
-        public init(
+        package init(
             host: String = "127.0.0.1",
             port: Int = 0,
             sharedSecret: String? = nil,

@@ -3,7 +3,7 @@ import Foundation
 extension AppStoreStandIn {
     /// How long the stand-in waits before answering a call, on top of any
     /// `delay_ms` the synthetic receipt or its script asks for.
-    public enum Latency: Sendable, Equatable {
+    package enum Latency: Sendable, Equatable {
         /// Every call waits exactly this long.
         case fixed(milliseconds: Int)
         /// Every call waits a duration drawn uniformly from the closed range

@@ -1,11 +1,11 @@
 extension AppStoreStandIn.Latency {
     /// The accepted forms, for error messages.
-    public static let specificationFormats = "fixed:MS, uniform:MIN-MAX or lognormal:MEDIAN,P99 (milliseconds)"
+    package static let specificationFormats = "fixed:MS, uniform:MIN-MAX or lognormal:MEDIAN,P99 (milliseconds)"
 
     /// Parses a command-line latency: `fixed:MS`, `uniform:MIN-MAX` or `lognormal:MEDIAN,P99`.
     ///
     /// `nil` for anything else, including negative numbers, `MIN > MAX` and `P99 < MEDIAN`.
-    public init?(specification: String) {
+    package init?(specification: String) {
         guard let colon = specification.firstIndex(of: ":") else { return nil }
         let kind = specification[..<colon].lowercased()
         let value = specification[specification.index(after: colon)...]

@@ -28,13 +28,13 @@ import Logging
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.
-public final class AppStoreStandIn: Sendable {
+package final class AppStoreStandIn: Sendable {
     /// The chain every signed transaction is signed with; give the daemon its ``AppleTestChain/rootPEM`` to trust.
-    public let testChain: AppleTestChain
+    package let testChain: AppleTestChain
     /// The chain app receipts for the `server_api` path are signed with (``AppReceiptBuilder``'s default,
     /// ``AppleReceiptTestChain/shared``); give the daemon its ``AppleReceiptTestChain/rootPEM`` as
     /// `APPLE_RECEIPT_ROOT_CA_FILE`.
-    public let receiptChain = AppleReceiptTestChain.shared
+    package let receiptChain = AppleReceiptTestChain.shared
     private let configuration: Configuration
     private let logger: Logger
     private let ledger: RequestLedger
@@ -42,7 +42,7 @@ public final class AppStoreStandIn: Sendable {
     private let listener: StandInListener
 
     /// Creates a stand-in; nothing is bound until ``start()``.
-    public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-appstore")) {
+    package init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-appstore")) {
         self.configuration = configuration
         self.logger = logger
         self.ledger = RequestLedger(configuration: configuration)
@@ -59,7 +59,7 @@ public final class AppStoreStandIn: Sendable {
     /// Binds and starts serving on `MultiThreadedEventLoopGroup.singleton`; returns the bound port.
     ///
     /// Calling it again while serving returns the same port.
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         if let port = listener.servingPort { return port }
         let planner = AnswerPlanner(configuration: configuration, ledger: ledger)
         let serverAPI = ServerAPIPlanner(
@@ -72,34 +72,34 @@ public final class AppStoreStandIn: Sendable {
     }
 
     /// Closes the listening channel and every open connection.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await listener.shutdown()
     }
 
     /// Starts, serves until the surrounding task is cancelled, then shuts down. For the CLI.
-    public func run() async throws {
+    package func run() async throws {
         _ = try await start()
         await listener.waitUntilClosed()
         try await shutdown()
     }
 
     /// `http://HOST:PORT/verifyReceipt`; the port is right once ``start()`` returned.
-    public var productionURL: String {
+    package var productionURL: String {
         baseURL + "/verifyReceipt"
     }
 
     /// `http://HOST:PORT/sandbox/verifyReceipt`; the port is right once ``start()`` returned.
-    public var sandboxURL: String {
+    package var sandboxURL: String {
         baseURL + "/sandbox/verifyReceipt"
     }
 
     /// Every verifyReceipt call received so far, in arrival order.
-    public func recordedRequests() -> [RecordedRequest] {
+    package func recordedRequests() -> [RecordedRequest] {
         ledger.records()
     }
 
     /// Starts (`true`) or ends a simulated outage: while it lasts every call is answered HTTP 503.
-    public func setOutage(_ on: Bool) {
+    package func setOutage(_ on: Bool) {
         ledger.setOutage(on)
     }
 

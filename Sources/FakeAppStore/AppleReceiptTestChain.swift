@@ -9,19 +9,19 @@ import _CryptoExtras
 /// → signing leaf (like "Mac App Store and iTunes Store Receipt Signing", with `1.2.840.113635.100.6.11.1`).
 /// ``AppReceiptBuilder`` signs receipts with its leaf as PKCS#7 `SignedData`; a daemon given ``rootPEM`` as
 /// `APPLE_RECEIPT_ROOT_CA_FILE` accepts them.
-public struct AppleReceiptTestChain: Sendable {
+package struct AppleReceiptTestChain: Sendable {
     /// The self-signed root CA.
-    public let root: Certificate
+    package let root: Certificate
     /// The intermediate CA, signed by the root.
-    public let intermediate: Certificate
+    package let intermediate: Certificate
     /// The signing certificate, signed by the intermediate.
-    public let leaf: Certificate
+    package let leaf: Certificate
     /// The leaf's key: it signs every receipt built with this chain.
     let leafKey: _RSA.Signing.PrivateKey
 
     /// One chain for the whole process, valid from yesterday for ten years: RSA keys take a while to generate, and
     /// every stand-in and builder that is given no other chain uses this one.
-    public static let shared: AppleReceiptTestChain = {
+    package static let shared: AppleReceiptTestChain = {
         do {
             return try generate()
         } catch {
@@ -34,7 +34,7 @@ public struct AppleReceiptTestChain: Sendable {
     /// chain that was valid when a receipt was made and has expired since).
     ///
     /// Setting `intermediateHasAppleOID` or `leafHasAppleOID` to `false` leaves that marker out.
-    public static func generate(
+    package static func generate(
         notValidBefore: Date = Date() - 86_400,
         notValidAfter: Date = Date() + 10 * 365 * 86_400,
         intermediateHasAppleOID: Bool = true,
@@ -58,7 +58,7 @@ public struct AppleReceiptTestChain: Sendable {
     }
 
     /// The root certificate as PEM: what the daemon is told to trust as `APPLE_RECEIPT_ROOT_CA_FILE`.
-    public var rootPEM: String {
+    package var rootPEM: String {
         do {
             return try root.serializeAsPEM().pemString
         } catch {
@@ -68,13 +68,13 @@ public struct AppleReceiptTestChain: Sendable {
     }
 
     /// Writes ``rootPEM`` to `path`, replacing any file there.
-    public func writeRoot(toFile path: String) throws {
+    package func writeRoot(toFile path: String) throws {
         try Data(rootPEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 
     /// `content` in a DER PKCS#7 `ContentInfo` of type signedData: the content attached, signed with the leaf's key
     /// (RSA PKCS#1 v1.5, SHA-256, no signed attributes, as Apple signs receipts), carrying leaf, intermediate and root.
-    public func sign(_ content: [UInt8]) throws -> [UInt8] {
+    package func sign(_ content: [UInt8]) throws -> [UInt8] {
         try CMS.sign(content, signatureAlgorithm: .sha256WithRSAEncryption, additionalIntermediateCertificates: [intermediate, root],
                      certificate: leaf, privateKey: Certificate.PrivateKey(leafKey), signingTime: nil, detached: false)
     }

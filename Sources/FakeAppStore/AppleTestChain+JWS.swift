@@ -7,7 +7,7 @@ extension AppleTestChain {
     ///
     /// `x5c` replaces the header's chain (DER certificates, leaf first), so a test can
     /// present a chain that does not match the signing key or does not lead to the trusted root.
-    public func sign(payload: Data, x5c: [[UInt8]]? = nil) -> String {
+    package func sign(payload: Data, x5c: [[UInt8]]? = nil) -> String {
         // RFC 7515 §4.1.6: x5c entries are standard base64, which needs no JSON escaping.
         let chain = (x5c ?? [leafDER, intermediateDER, rootDER]).map { "\"\(Data($0).base64EncodedString())\"" }
         let header = "{\"alg\":\"ES256\",\"x5c\":[\(chain.joined(separator: ","))]}"
@@ -23,7 +23,7 @@ extension AppleTestChain {
     }
 
     /// `signedTransactionInfo` for `payload`: its JSON signed with ``sign(payload:x5c:)``.
-    public func signedTransaction(_ payload: SignedTransactionPayload) -> String {
+    package func signedTransaction(_ payload: SignedTransactionPayload) -> String {
         sign(payload: payload.encodedJSON())
     }
 }

@@ -10,33 +10,33 @@ import X509
 /// (`1.2.840.113635.100.6.2.1`) and the leaf Apple's receipt-signing marker
 /// (`1.2.840.113635.100.6.11.1`), both non-critical with a DER NULL value, so a
 /// verifier that checks them accepts this chain once given ``rootPEM`` as its root.
-public struct AppleTestChain: Sendable {
+package struct AppleTestChain: Sendable {
     /// OID Apple puts on the intermediate (WWDR) certificate.
-    public static let intermediateMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
+    package static let intermediateMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
     /// OID Apple puts on the leaf certificate that signs transactions.
-    public static let leafMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
+    package static let leafMarkerOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
 
     /// The self-signed root CA.
-    public let root: Certificate
+    package let root: Certificate
     /// The intermediate CA, signed by the root.
-    public let intermediate: Certificate
+    package let intermediate: Certificate
     /// The signing certificate, signed by the intermediate.
-    public let leaf: Certificate
+    package let leaf: Certificate
     /// The leaf's key: it signs every JWS minted with this chain.
     let leafKey: P256.Signing.PrivateKey
 
     /// The root's DER encoding.
-    public let rootDER: [UInt8]
+    package let rootDER: [UInt8]
     /// The intermediate's DER encoding.
-    public let intermediateDER: [UInt8]
+    package let intermediateDER: [UInt8]
     /// The leaf's DER encoding.
-    public let leafDER: [UInt8]
+    package let leafDER: [UInt8]
 
     /// Generates fresh keys and certificates, all valid over the same period.
     ///
     /// Setting `intermediateHasAppleOID` or `leafHasAppleOID` to `false` leaves
     /// that marker out, for tests of a verifier that must then refuse the chain.
-    public static func generate(
+    package static func generate(
         notValidBefore: Date = Date() - 86_400,
         notValidAfter: Date = Date() + 10 * 365 * 86_400,
         intermediateHasAppleOID: Bool = true,
@@ -63,12 +63,12 @@ public struct AppleTestChain: Sendable {
     }
 
     /// The root certificate as PEM (`-----BEGIN CERTIFICATE-----`), what the daemon is told to trust.
-    public var rootPEM: String {
+    package var rootPEM: String {
         PEMDocument(type: "CERTIFICATE", derBytes: rootDER).pemString
     }
 
     /// Writes ``rootPEM`` to `path`, replacing any file there.
-    public func writeRoot(toFile path: String) throws {
+    package func writeRoot(toFile path: String) throws {
         try Data(rootPEM.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
     }
 

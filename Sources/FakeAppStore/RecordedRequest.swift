@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Recorded on arrival; the answer fields are filled in when the answer is
 /// written (or the connection ends), so an in-flight call shows them as `nil`.
-public struct RecordedRequest: Sendable, Equatable {
+package struct RecordedRequest: Sendable, Equatable {
     /// Which of Apple's two environments the call went to (verifyReceipt or Server API).
-    public enum Environment: String, Sendable {
+    package enum Environment: String, Sendable {
         /// `/verifyReceipt` or `/inApps/v1/…`.
         case production = "Production"
         /// `/sandbox/verifyReceipt` or `/sandbox/inApps/v1/…`.
@@ -14,26 +14,26 @@ public struct RecordedRequest: Sendable, Equatable {
     }
 
     /// Endpoint the call went to, taken from the request path.
-    public var environment: Environment
+    package var environment: Environment
     /// The `password` field of the JSON body, if any.
-    public var password: String?
+    package var password: String?
     /// The `exclude-old-transactions` field of the JSON body, if any.
-    public var excludeOldTransactions: Bool?
+    package var excludeOldTransactions: Bool?
     /// The `receipt-data` field exactly as sent (empty when the body had none).
-    public var receiptData: String
+    package var receiptData: String
     /// Apple status in the JSON answer; `nil` when no JSON was answered (HTTP error, reset, raw body, abort).
-    public var answeredStatus: Int?
+    package var answeredStatus: Int?
     /// HTTP status of the answer; `nil` when the stand-in closed the connection instead or nothing was written.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// `true` when the client closed the connection before the answer was written.
-    public var abortedByClient: Bool
+    package var abortedByClient: Bool
     /// When the call arrived (wall clock, so it compares with PostgreSQL's `now()`).
-    public var receivedAt: Date
+    package var receivedAt: Date
     /// When the client hung up before its answer, if it did.
-    public var abortedAt: Date?
+    package var abortedAt: Date?
 
     /// Creates a record; the stand-in makes these, tests usually only read them.
-    public init(
+    package init(
         environment: Environment,
         password: String? = nil,
         excludeOldTransactions: Bool? = nil,

@@ -3,26 +3,26 @@ import Foundation
 /// One call to the App Store Server API (Get Transaction Info or Get Transaction History) as the stand-in saw it.
 ///
 /// Recorded on arrival; `httpStatus` and `errorCode` are filled in when the answer is written.
-public struct RecordedServerAPIRequest: Sendable, Equatable {
+package struct RecordedServerAPIRequest: Sendable, Equatable {
     /// `.production` for `/inApps/…`, `.sandbox` for `/sandbox/inApps/…`.
-    public var environment: RecordedRequest.Environment
+    package var environment: RecordedRequest.Environment
     /// The endpoint asked.
-    public var endpoint: ServerAPIEndpoint
+    package var endpoint: ServerAPIEndpoint
     /// The transaction id from the path.
-    public var transactionID: String
+    package var transactionID: String
     /// A history call's `revision` query parameter: `nil` for its first page and for Get Transaction Info.
-    public var revision: String?
+    package var revision: String?
     /// Why the bearer token was refused (the call was answered 401), or `nil` when it was accepted.
-    public var bearerFailure: String?
+    package var bearerFailure: String?
     /// HTTP status of the answer; `nil` while pending or when the stand-in closed the connection instead.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// The `errorCode` of a JSON error answer, if one was sent.
-    public var errorCode: Int?
+    package var errorCode: Int?
     /// When the call arrived (wall clock, so it compares with PostgreSQL's `now()`).
-    public var receivedAt: Date
+    package var receivedAt: Date
 
     /// Creates a record; the stand-in makes these, tests usually only read them.
-    public init(
+    package init(
         environment: RecordedRequest.Environment,
         endpoint: ServerAPIEndpoint = .transactionInfo,
         transactionID: String,

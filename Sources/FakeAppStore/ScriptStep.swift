@@ -6,27 +6,27 @@
 /// `error_code` (sent with `http` as its status), `http`, `raw` wins, and `status`
 /// is ignored. A step with none of them (say only `delay_ms`) falls through to
 /// the normal checks and answer. `delay_ms` always adds to the wait.
-public struct ScriptStep: Codable, Sendable, Equatable {
+package struct ScriptStep: Codable, Sendable, Equatable {
     /// Answer this HTTP status with an empty body (Server API: the status of `errorCode`'s answer).
-    public var http: Int?
+    package var http: Int?
     /// `Retry-After` header value sent with `http` or `errorCode`, verbatim.
-    public var retryAfter: String?
+    package var retryAfter: String?
     /// Answer this Apple status as JSON (HTTP 200).
-    public var status: Int?
+    package var status: Int?
     /// `is_retryable` sent with `status`.
-    public var isRetryable: Bool?
+    package var isRetryable: Bool?
     /// Answer HTTP 200 with this body as `text/html`.
-    public var raw: String?
+    package var raw: String?
     /// When `true`, close the connection without answering.
-    public var reset: Bool?
+    package var reset: Bool?
     /// Extra wait before this call's answer, in milliseconds.
-    public var delayMilliseconds: Int?
+    package var delayMilliseconds: Int?
     /// Server API only: answer `{"errorCode":N,"errorMessage":…}` with HTTP `http`, or by default
     /// the status the code starts with (4040010 → 404, 4290000 → 429, 5000000 → 500).
-    public var errorCode: Int?
+    package var errorCode: Int?
 
     /// Creates a step; every part is optional.
-    public init(
+    package init(
         http: Int? = nil,
         retryAfter: String? = nil,
         status: Int? = nil,
@@ -47,27 +47,27 @@ public struct ScriptStep: Codable, Sendable, Equatable {
     }
 
     /// A step answering an HTTP status (e.g. 503) with an empty body.
-    public static func httpStatus(_ status: Int, retryAfter: String? = nil) -> ScriptStep {
+    package static func httpStatus(_ status: Int, retryAfter: String? = nil) -> ScriptStep {
         ScriptStep(http: status, retryAfter: retryAfter)
     }
 
     /// A step answering an Apple JSON status (e.g. 21005).
-    public static func appleStatus(_ status: Int, isRetryable: Bool? = nil) -> ScriptStep {
+    package static func appleStatus(_ status: Int, isRetryable: Bool? = nil) -> ScriptStep {
         ScriptStep(status: status, isRetryable: isRetryable)
     }
 
     /// A step answering HTTP 200 with a non-JSON body, like a proxy's error page.
-    public static func rawBody(_ body: String) -> ScriptStep {
+    package static func rawBody(_ body: String) -> ScriptStep {
         ScriptStep(raw: body)
     }
 
     /// A Server API step answering an Apple error code (e.g. 4290000 with a `Retry-After` in UNIX milliseconds).
-    public static func serverAPIError(_ code: Int, http: Int? = nil, retryAfter: String? = nil) -> ScriptStep {
+    package static func serverAPIError(_ code: Int, http: Int? = nil, retryAfter: String? = nil) -> ScriptStep {
         ScriptStep(http: http, retryAfter: retryAfter, errorCode: code)
     }
 
     /// A step closing the connection without answering.
-    public static let reset = ScriptStep(reset: true)
+    package static let reset = ScriptStep(reset: true)
 
     private enum CodingKeys: String, CodingKey {
         case http

@@ -1,5 +1,5 @@
 /// Which App Store Server API endpoint a call went to.
-public enum ServerAPIEndpoint: String, Sendable, Equatable {
+package enum ServerAPIEndpoint: String, Sendable, Equatable {
     /// `GET /inApps/v1/transactions/{id}`, Get Transaction Info.
     case transactionInfo
     /// `GET /inApps/v2/history/{id}`, Get Transaction History v2.

@@ -5,7 +5,7 @@ extension ServerAPITestKey {
     /// so tests can call the stand-in directly; every claim can be bent to test refusals.
     ///
     /// Defaults match ``AppStoreStandIn/Configuration``'s defaults and a 20-minute lifetime.
-    public func bearerToken(
+    package func bearerToken(
         keyID: String = AppStoreStandIn.Configuration.defaultServerAPIKeyID,
         issuerID: String = AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
         bundleID: String = SyntheticReceipt.defaultBundleID,

@@ -2,27 +2,27 @@ import Crypto
 import Foundation
 
 /// A throwaway App Store Connect API key (ES256), as the daemon loads it from a `.p8` file.
-public struct ServerAPITestKey: Sendable {
+package struct ServerAPITestKey: Sendable {
     /// The private key, which signs the daemon's bearer tokens.
-    public let privateKey: P256.Signing.PrivateKey
+    package let privateKey: P256.Signing.PrivateKey
 
     /// The public half, for ``AppStoreStandIn/Configuration/serverAPIKey``.
-    public var publicKey: P256.Signing.PublicKey {
+    package var publicKey: P256.Signing.PublicKey {
         privateKey.publicKey
     }
 
     /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), the format of Apple's `.p8` files.
-    public var privateKeyPEM: String {
+    package var privateKeyPEM: String {
         privateKey.pemRepresentation
     }
 
     /// Makes a fresh key.
-    public static func generate() -> ServerAPITestKey {
+    package static func generate() -> ServerAPITestKey {
         ServerAPITestKey(privateKey: P256.Signing.PrivateKey())
     }
 
     /// Writes ``privateKeyPEM`` to `path` readable by its owner only (mode 0600), replacing any file there.
-    public func write(toFile path: String) throws {
+    package func write(toFile path: String) throws {
         let manager = FileManager.default
         if manager.fileExists(atPath: path) {
             try manager.removeItem(atPath: path)

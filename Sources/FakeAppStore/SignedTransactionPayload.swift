@@ -6,44 +6,44 @@ import Foundation
 /// Only the fields receiptd reads are modelled. Decoding is lenient the same way
 /// the memberwise initializer is: only `transactionId` and `productId` are required,
 /// so tools in other processes can post short payloads to `/fake/transactions`.
-public struct SignedTransactionPayload: Codable, Sendable, Equatable {
+package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     /// This transaction's id.
-    public var transactionId: String
+    package var transactionId: String
     /// The id of the purchase this transaction renews or restores; itself for a first purchase.
-    public var originalTransactionId: String
+    package var originalTransactionId: String
     /// The app's bundle identifier.
-    public var bundleId: String
+    package var bundleId: String
     /// The in-app product's identifier.
-    public var productId: String
+    package var productId: String
     /// When the App Store charged the purchase, in milliseconds since 1970.
-    public var purchaseDate: Int64
+    package var purchaseDate: Int64
     /// When the original purchase was made, in milliseconds since 1970.
-    public var originalPurchaseDate: Int64
+    package var originalPurchaseDate: Int64
     /// Number of items bought.
-    public var quantity: Int
+    package var quantity: Int
     /// `Consumable`, `Non-Consumable`, `Auto-Renewable Subscription` or `Non-Renewing Subscription`.
-    public var type: String
+    package var type: String
     /// `PURCHASED` or `FAMILY_SHARED`.
-    public var inAppOwnershipType: String
+    package var inAppOwnershipType: String
     /// When the App Store signed the JWS, in milliseconds since 1970; the stand-in sets it when answering.
-    public var signedDate: Int64
+    package var signedDate: Int64
     /// `Production` or `Sandbox`.
-    public var environment: String
+    package var environment: String
     /// The UUID the app attached to the purchase, lowercase.
-    public var appAccountToken: String?
+    package var appAccountToken: String?
     /// When the App Store refunded or revoked the purchase, in milliseconds since 1970.
-    public var revocationDate: Int64?
+    package var revocationDate: Int64?
     /// Why it was revoked: 0 other, 1 an issue in the app.
-    public var revocationReason: Int?
+    package var revocationReason: Int?
     /// `PURCHASE` or `RENEWAL`.
-    public var transactionReason: String
+    package var transactionReason: String
     /// The App Store country code of the buyer.
-    public var storefront: String
+    package var storefront: String
 
     /// Creates a payload; a first, production, one-item consumable purchase made now unless told otherwise.
     ///
     /// `originalTransactionId` defaults to `transactionId` and `originalPurchaseDate` to `purchaseDate`.
-    public init(
+    package init(
         transactionId: String,
         originalTransactionId: String? = nil,
         bundleId: String = SyntheticReceipt.defaultBundleID,
@@ -80,7 +80,7 @@ public struct SignedTransactionPayload: Codable, Sendable, Equatable {
     }
 
     /// Decodes a payload, filling absent fields as the memberwise initializer does.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let now = Self.nowMilliseconds()
         let purchaseDate = try container.decodeIfPresent(Int64.self, forKey: .purchaseDate) ?? now
@@ -104,7 +104,7 @@ public struct SignedTransactionPayload: Codable, Sendable, Equatable {
     }
 
     /// The wall clock in milliseconds since 1970, the unit of every date in the payload.
-    public static func nowMilliseconds() -> Int64 {
+    package static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
     }
 

@@ -34,29 +34,29 @@ import Foundation
 /// 21000, 21002, 21007, 21008, 21005 and scripted statuses are `{"status":N}`
 /// (plus `is_retryable` when the receipt or step gives it). The wait before an
 /// answer is the configured latency plus the receipt's and the step's `delay_ms`.
-public struct SyntheticReceipt: Codable, Sendable, Equatable {
+package struct SyntheticReceipt: Codable, Sendable, Equatable {
     /// The bundle id of a receipt that names none: the app the demo, the tools and the tests configure.
-    public static let defaultBundleID = "com.example.game"
+    package static let defaultBundleID = "com.example.game"
 
     /// Apple status to answer once the environment is right; `nil` means 0.
-    public var status: Int?
+    package var status: Int?
     /// `"Production"` or `"Sandbox"`; `nil` means Production.
-    public var environment: String?
+    package var environment: String?
     /// Bundle identifier; `nil` means `com.example.game`.
-    public var bundleID: String?
+    package var bundleID: String?
     /// Purchases answered as `receipt.in_app`.
-    public var inApp: [SyntheticTransaction]?
+    package var inApp: [SyntheticTransaction]?
     /// Purchases answered as the top-level `latest_receipt_info`.
-    public var latestReceiptInfo: [SyntheticTransaction]?
+    package var latestReceiptInfo: [SyntheticTransaction]?
     /// Answered as the top-level `is_retryable`.
-    public var isRetryable: Bool?
+    package var isRetryable: Bool?
     /// Extra wait, in milliseconds, before every answer for this receipt.
-    public var delayMilliseconds: Int?
+    package var delayMilliseconds: Int?
     /// Per-call behaviour; calls past its end get the normal answer.
-    public var script: [ScriptStep]?
+    package var script: [ScriptStep]?
 
     /// Creates a receipt; everything left `nil` takes the stand-in's default.
-    public init(
+    package init(
         status: Int? = nil,
         environment: String? = nil,
         bundleID: String? = nil,
@@ -79,7 +79,7 @@ public struct SyntheticReceipt: Codable, Sendable, Equatable {
     /// The `receipt-data` string for this receipt: base64 of its JSON.
     ///
     /// Keys are sorted, so equal receipts give equal strings (scripts count calls per string).
-    public func encoded() -> String {
+    package func encoded() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         do {

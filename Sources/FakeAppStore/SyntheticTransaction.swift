@@ -3,22 +3,22 @@
 /// Fields are strings because Apple sends them as strings; to test other
 /// shapes (numbers, missing fields) build the receipt JSON by hand instead,
 /// since the stand-in copies those arrays verbatim.
-public struct SyntheticTransaction: Codable, Sendable, Equatable {
+package struct SyntheticTransaction: Codable, Sendable, Equatable {
     /// Apple's `transaction_id`.
-    public var transactionID: String
+    package var transactionID: String
     /// Apple's `original_transaction_id`.
-    public var originalTransactionID: String
+    package var originalTransactionID: String
     /// Apple's `product_id`.
-    public var productID: String
+    package var productID: String
     /// Apple's `quantity`.
-    public var quantity: String
+    package var quantity: String
     /// Apple's `purchase_date_ms` (milliseconds since 1970, as a string).
-    public var purchaseDateMilliseconds: String
+    package var purchaseDateMilliseconds: String
     /// Apple's `cancellation_date_ms`; present only for refunded purchases.
-    public var cancellationDateMilliseconds: String?
+    package var cancellationDateMilliseconds: String?
 
     /// Creates a transaction; the original id defaults to the transaction's own id.
-    public init(
+    package init(
         transactionID: String,
         originalTransactionID: String? = nil,
         productID: String,

@@ -2,7 +2,7 @@ import Foundation
 
 extension BenchmarkReport {
     /// The scenario table and the single numbers, for a terminal or the README.
-    public var table: String {
+    package var table: String {
         var lines = [
             "| build | jobs | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
                 + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",

@@ -1,27 +1,27 @@
 import Foundation
 
 /// Everything a benchmark run measured, with where and how it ran.
-public struct BenchmarkReport: Sendable, Codable {
+package struct BenchmarkReport: Sendable, Codable {
     /// When the run started (ISO 8601, UTC).
-    public var date: String
+    package var date: String
     /// Online CPU cores.
-    public var cores: Int
+    package var cores: Int
     /// The 1-minute load average when the run started: other work on the machine skews every number.
-    public var loadAverage: Double
+    package var loadAverage: Double
     /// The command line that produced it.
-    public var command: String
+    package var command: String
     /// Orders per scenario.
-    public var orders: Int
+    package var orders: Int
     /// One entry per daemon count × Apple latency.
-    public var scenarios: [BenchmarkScenario] = []
+    package var scenarios: [BenchmarkScenario] = []
     /// pgbench on the daemon's SQL.
-    public var ceiling: DatabaseCeiling?
+    package var ceiling: DatabaseCeiling?
     /// Enqueue → Apple request, idle daemon.
-    public var idle: LatencySummary?
+    package var idle: LatencySummary?
     /// Newer receipt's enqueue → old request cancelled and new one started.
-    public var replace: LatencySummary?
+    package var replace: LatencySummary?
     /// Offline verifications of signed transactions per second on one core.
-    public var signedTransactions: SignedTransactionThroughput?
+    package var signedTransactions: SignedTransactionThroughput?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())
@@ -33,14 +33,14 @@ public struct BenchmarkReport: Sendable, Codable {
     }
 
     /// Best 0-ms throughput over the database ceiling.
-    public var ceilingRatio: Double? {
+    package var ceilingRatio: Double? {
         let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" && $0.kind == .receipt }.map(\.ordersPerSecond).max()
         guard let best, let ceiling, ceiling.jobsPerSecond > 0 else { return nil }
         return best / ceiling.jobsPerSecond
     }
 
     /// Pretty, sorted JSON.
-    public func json() throws -> Data {
+    package func json() throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(self)

@@ -1,31 +1,31 @@
 extension BenchmarkRun {
     /// What the benchmark runs, and how big.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Orders per scenario.
-        public var orders: Int
+        package var orders: Int
         /// Daemon process counts to try.
-        public var daemonCounts: [Int]
+        package var daemonCounts: [Int]
         /// Stand-in latencies to try, in milliseconds.
-        public var appleLatencies: [Int]
+        package var appleLatencies: [Int]
         /// Apple requests in flight over all daemons; each daemon gets its share as `RECEIPTD_CONCURRENCY`.
-        public var totalConcurrency: Int
+        package var totalConcurrency: Int
         /// pgbench clients for the database ceiling.
-        public var ceilingClients: Int
+        package var ceilingClients: Int
         /// Seconds pgbench runs.
-        public var ceilingSeconds: Int
+        package var ceilingSeconds: Int
         /// Single orders, spaced out, for the idle latency (0 skips it).
-        public var idleSamples: Int
+        package var idleSamples: Int
         /// Replaced in-flight orders, for the replace latency (0 skips it).
-        public var replaceSamples: Int
+        package var replaceSamples: Int
         /// A scenario that has not settled after this many seconds fails the run.
-        public var scenarioTimeLimit: Double
+        package var scenarioTimeLimit: Double
         /// Another `receiptd` executable (an earlier build) whose daemons run every scenario too, just before
         /// this build's, on the same machine and database server, each on a database its own `migrate` made:
         /// a comparison within one run.
-        public var baseline: String?
+        package var baseline: String?
 
         /// Creates a configuration; the defaults are the scenarios.
-        public init(orders: Int = 20_000, daemonCounts: [Int] = [1, 2, 4], appleLatencies: [Int] = [0, 250],
+        package init(orders: Int = 20_000, daemonCounts: [Int] = [1, 2, 4], appleLatencies: [Int] = [0, 250],
                     totalConcurrency: Int = 1_024, ceilingClients: Int = 16, ceilingSeconds: Int = 15, idleSamples: Int = 30,
                     replaceSamples: Int = 10, scenarioTimeLimit: Double = 900, baseline: String? = nil) {
             self.baseline = baseline

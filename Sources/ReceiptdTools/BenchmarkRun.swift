@@ -6,13 +6,13 @@ import ReceiptdTestKit
 
 /// The benchmark: `receiptd run` processes against a throwaway PostgreSQL and the in-process stand-in,
 /// per scenario (daemon count × Apple latency), plus the database ceiling and the idle and replace latencies.
-public struct BenchmarkRun: Sendable {
+package struct BenchmarkRun: Sendable {
     let configuration: Configuration
     let executable: String
     let say: @Sendable (String) -> Void
 
     /// Creates a run that starts daemons as `executable run`.
-    public init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
+    package init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
         self.executable = executable
         self.say = say
@@ -40,7 +40,7 @@ public struct BenchmarkRun: Sendable {
     }
 
     /// Runs every scenario, then the ceiling; `command` is recorded in the report.
-    public func run(command: String) async throws -> BenchmarkReport {
+    package func run(command: String) async throws -> BenchmarkReport {
         // synchronous_commit on: every outcome is committed as a production server would commit it.
         let postgres = try TemporaryPostgres.start(configuration: .init(
             maxConnections: configuration.totalConcurrency + 200, settings: ["synchronous_commit": "on"]))

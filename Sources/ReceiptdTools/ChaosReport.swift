@@ -3,35 +3,35 @@ import Foundation
 import ReceiptdCore
 
 /// What a chaos run found: counts for the summary and every violated invariant.
-public struct ChaosReport: Sendable {
+package struct ChaosReport: Sendable {
     /// Orders created.
-    public var orders: Int
+    package var orders: Int
     /// Time from the daemons' start to the end of the run.
-    public var elapsed: Duration
+    package var elapsed: Duration
     /// SIGKILLs sent to daemons.
-    public var kills: Int
+    package var kills: Int
     /// Daemons that died without being killed.
-    public var crashes: Int
+    package var crashes: Int
     /// Cancel notifications sent for running jobs that nobody replaced.
-    public var forgedCancels: Int
+    package var forgedCancels: Int
     /// verifyReceipt calls the stand-in App Store answered (or dropped).
-    public var appleCalls: Int
+    package var appleCalls: Int
     /// App Store Server API calls the stand-in answered.
-    public var serverAPIRequests: Int
+    package var serverAPIRequests: Int
     /// Orders paid by a StoreKit 2 transaction (signed or looked up).
-    public var transactionOrders: Int
+    package var transactionOrders: Int
     /// Google Play purchases delivered, each of which Google must have acknowledged exactly once.
-    public var googleDeliveries: Int
+    package var googleDeliveries: Int
     /// Ledger rows.
-    public var deliveries: Int
+    package var deliveries: Int
     /// Orders per outcome.
-    public var outcomes: [String: Int]
+    package var outcomes: [String: Int]
     /// How long a game transaction held an order's rows locked while the run went on (0: it could not).
-    public var gameTransactionSeconds: Double = 0
+    package var gameTransactionSeconds: Double = 0
     /// App Store orders enqueued while Google Play was out that settled before it came back.
-    public var settledDuringStoreOutage = 0
+    package var settledDuringStoreOutage = 0
     /// Every broken rule, one line each; empty when the run passed.
-    public var violations: [String]
+    package var violations: [String]
 
     static func check(
         orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
@@ -91,7 +91,7 @@ public struct ChaosReport: Sendable {
     }
 
     /// A few lines for a terminal.
-    public var summary: String {
+    package var summary: String {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let counts = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         return """

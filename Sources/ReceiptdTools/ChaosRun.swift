@@ -9,20 +9,20 @@ import ReceiptdTestKit
 /// stopped for longer than half the lease, forged cancel notifications name running jobs, and a game
 /// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`).
 /// Then `ChaosReport` checks that nothing was lost or delivered twice.
-public struct ChaosRun {
+package struct ChaosRun {
     let configuration: Configuration
     let executable: String
     let say: @Sendable (String) -> Void
 
     /// Creates a run that starts daemons as `executable run`.
-    public init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
+    package init(configuration: Configuration, executable: String, say: @escaping @Sendable (String) -> Void) {
         self.configuration = configuration
         self.executable = executable
         self.say = say
     }
 
     /// Runs it; the report says whether every check held.
-    public func run() async throws -> ChaosReport {
+    package func run() async throws -> ChaosReport {
         // synchronous_commit stays on: an immediate restart must lose no committed transaction.
         let postgres = try TemporaryPostgres.start(configuration: .init(maxConnections: 300, settings: ["synchronous_commit": "on"]))
         defer { postgres.stop() }

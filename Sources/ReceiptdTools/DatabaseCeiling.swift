@@ -3,15 +3,15 @@ import ReceiptdCore
 import ReceiptdTestKit
 
 /// The database ceiling: the SQL receiptd issues per batch of jobs, driven by pgbench with no HTTP and no Swift in between.
-public struct DatabaseCeiling: Sendable, Codable {
+package struct DatabaseCeiling: Sendable, Codable {
     /// pgbench clients.
-    public var clients: Int
+    package var clients: Int
     /// Seconds pgbench ran.
-    public var seconds: Int
+    package var seconds: Int
     /// Jobs settled per second.
-    public var jobsPerSecond: Double
+    package var jobsPerSecond: Double
     /// Average time one client spends per job (clients ÷ jobs per second), in milliseconds.
-    public var averageLatencyMilliseconds: Double
+    package var averageLatencyMilliseconds: Double
 
     /// Runs pgbench against `database` of `postgres`, after queueing a head start of jobs so a claim always finds
     /// a full batch (the enqueue script's weight keeps the queue level on average).

@@ -8,18 +8,18 @@ import ServiceLifecycle
 
 /// The whole pipeline on a throwaway PostgreSQL and the stand-in App Store, with one sample order
 /// for each outcome and each path through the daemon (`receiptd demo`).
-public struct DemoRun {
+package struct DemoRun {
     /// One order as the demo leaves it.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         /// Order, user, quantity, delivered quantity, outcome, status, and its jobs (`id:state (last error)`).
-        public var orderID, userID, quantity, delivered, outcome, status, jobs: String
+        package var orderID, userID, quantity, delivered, outcome, status, jobs: String
         /// What the scenario says the outcome must be.
-        public var expectedOutcome: String?
+        package var expectedOutcome: String?
         /// What the scenario says the status must be, where it says.
-        public var expectedStatus: String?
+        package var expectedStatus: String?
 
         /// Whether the order ended as the scenario says.
-        public var isExpected: Bool {
+        package var isExpected: Bool {
             expectedOutcome.map { $0 == outcome } ?? true && expectedStatus.map { $0 == status } ?? true
         }
     }
@@ -28,13 +28,13 @@ public struct DemoRun {
     let say: @Sendable (String) -> Void
 
     /// Creates a demo that logs to `logger` and narrates through `say`.
-    public init(logger: Logger, say: @escaping @Sendable (String) -> Void) {
+    package init(logger: Logger, say: @escaping @Sendable (String) -> Void) {
         self.logger = logger
         self.say = say
     }
 
     /// Runs the demo and returns every order with its outcome, the number of ledger rows, and the unclaimed payments.
-    public func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
+    package func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         say("Starting a throwaway PostgreSQL …")
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }

@@ -1,20 +1,20 @@
 import Histogram
 
 /// Percentiles of a set of latencies, in milliseconds, taken from an HdrHistogram (3 significant digits).
-public struct LatencySummary: Sendable, Codable {
+package struct LatencySummary: Sendable, Codable {
     /// Samples recorded.
-    public var count: Int
+    package var count: Int
     /// Median.
-    public var p50: Double
+    package var p50: Double
     /// 90th percentile.
-    public var p90: Double
+    package var p90: Double
     /// 99th percentile.
-    public var p99: Double
+    package var p99: Double
     /// Largest sample.
-    public var max: Double
+    package var max: Double
 
     /// Summarises `seconds` (negative samples, from clock skew, count as 0).
-    public init(seconds: [Double]) {
+    package init(seconds: [Double]) {
         // Microseconds up to an hour.
         var histogram = Histogram<UInt64>(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
         for value in seconds { histogram.record(UInt64(Swift.min(Swift.max(0, value * 1e6), 3_599_000_000))) }
@@ -27,7 +27,7 @@ public struct LatencySummary: Sendable, Codable {
     }
 
     /// `p50/p90/p99/max` in milliseconds, for tables.
-    public var text: String {
+    package var text: String {
         [p50, p90, p99, max].map { String(format: $0 >= 100 ? "%.0f" : "%.1f", $0) }.joined(separator: "/")
     }
 }

@@ -1,6 +1,6 @@
 /// A load run, mix or benchmark that could not be carried out (bad input, database trouble).
-public struct LoadError: Error, CustomStringConvertible, Equatable {
+package struct LoadError: Error, CustomStringConvertible, Equatable {
     /// What went wrong.
-    public var description: String
+    package var description: String
     init(_ description: String) { self.description = description }
 }

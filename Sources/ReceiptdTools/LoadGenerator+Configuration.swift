@@ -1,23 +1,23 @@
 extension LoadGenerator {
     /// How many orders, how fast, and of which kinds.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Orders to create (a replay pair counts as two).
-        public var orders: Int
+        package var orders: Int
         /// Orders per second; `nil` enqueues as fast as the database takes them.
-        public var rate: Double?
+        package var rate: Double?
         /// Distinct users the orders are spread over.
-        public var users: Int
+        package var users: Int
         /// Shares of the kinds of orders.
-        public var mix: LoadMix
+        package var mix: LoadMix
         /// Most enqueue calls per statement.
-        public var batchSize: Int
+        package var batchSize: Int
         /// Seconds between a `replace` order's first receipt and its newer one.
-        public var replaceDelay: Double
+        package var replaceDelay: Double
         /// Mints signed transactions for the `transaction` kind; needed only when the mix has it.
-        public var signer: TransactionSigner?
+        package var signer: TransactionSigner?
 
         /// Creates a configuration; the defaults are the mix, unthrottled, in batches of 500.
-        public init(orders: Int, rate: Double? = nil, users: Int = 10_000, mix: LoadMix = .standard, batchSize: Int = 500,
+        package init(orders: Int, rate: Double? = nil, users: Int = 10_000, mix: LoadMix = .standard, batchSize: Int = 500,
                     replaceDelay: Double = 0.05, signer: TransactionSigner? = nil) {
             self.signer = signer
             self.orders = orders

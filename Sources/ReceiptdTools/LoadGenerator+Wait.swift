@@ -4,7 +4,7 @@ extension LoadGenerator {
     /// Follows a run until every order it made has an outcome (or `timeout` seconds pass), then checks them all.
     ///
     /// `progress` hears (settled, orders) about twice a second.
-    public func waitForOutcomes(
+    package func waitForOutcomes(
         of summary: LoadSummary, timeout: Double = 600, progress: @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> LoadVerdict {
         let connection = try await PostgresConnection.connect(databaseURL)

@@ -3,7 +3,7 @@ import ReceiptdCore
 
 /// Enqueues synthetic orders through `iap.enqueue_receipt` and `iap.enqueue_transaction`, many calls per statement, optionally at a
 /// fixed rate; ``waitForOutcomes(of:timeout:progress:)`` then checks every outcome against the mix.
-public struct LoadGenerator: Sendable {
+package struct LoadGenerator: Sendable {
     static let enqueueSQL = """
         SELECT iap.enqueue_receipt(x.o, x.u, x.p, x.r, x.q)
         FROM jsonb_to_recordset($1::jsonb) AS x(o text, u text, p text, r text, q int)
@@ -23,13 +23,13 @@ public struct LoadGenerator: Sendable {
     let databaseURL: String
 
     /// Creates a generator for the database at `databaseURL`.
-    public init(configuration: Configuration, databaseURL: String) {
+    package init(configuration: Configuration, databaseURL: String) {
         self.configuration = configuration
         self.databaseURL = databaseURL
     }
 
     /// Enqueues every order (and the `replace` orders' newer receipts); `progress` hears the count made so far.
-    public func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> LoadSummary {
+    package func run(progress: @Sendable (Int) -> Void = { _ in }) async throws -> LoadSummary {
         let connection = try await PostgresConnection.connect(databaseURL)
         do {
             let summary = try await run(on: connection, progress: progress)

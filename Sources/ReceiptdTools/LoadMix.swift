@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Kinds are interleaved evenly and deterministically (smooth weighted round-robin), so any prefix
 /// of a run already has about the asked shares.
-public struct LoadMix: Sendable, Equatable, CustomStringConvertible {
+package struct LoadMix: Sendable, Equatable, CustomStringConvertible {
     /// What an order's receipt does, and so which outcome it must get.
-    public enum Kind: String, CaseIterable, Sendable, Codable {
+    package enum Kind: String, CaseIterable, Sendable, Codable {
         /// Pays the order: outcome `full`.
         case full
         /// Pays one unit of two: outcome `partial`.
@@ -24,14 +24,14 @@ public struct LoadMix: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Weight per kind; missing kinds weigh 0.
-    public let weights: [Kind: Int]
+    package let weights: [Kind: Int]
     private let pattern: [Kind]
 
     /// The default mix.
-    public static let standard = LoadMix(checked: [.full: 70, .partial: 10, .noInApp: 10, .replay: 5, .replace: 5])
+    package static let standard = LoadMix(checked: [.full: 70, .partial: 10, .noInApp: 10, .replay: 5, .replace: 5])
 
     /// Parses `kind=weight` pairs separated by commas; throws a ``LoadError`` that names the bad part.
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         var weights: [Kind: Int] = [:]
         for part in text.split(separator: ",", omittingEmptySubsequences: false) {
             let pieces = part.split(separator: "=", omittingEmptySubsequences: false)
@@ -68,20 +68,20 @@ public struct LoadMix: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The kind of the `slot`-th order of a run.
-    public func kind(at slot: Int) -> Kind {
+    package func kind(at slot: Int) -> Kind {
         pattern[slot % pattern.count]
     }
 
     /// Weight over the sum of weights.
-    public func share(of kind: Kind) -> Double {
+    package func share(of kind: Kind) -> Double {
         Double(weights[kind] ?? 0) / Double(pattern.count)
     }
 
     /// Back in `kind=weight` form.
-    public var description: String {
+    package var description: String {
         Kind.allCases.compactMap { kind in weights[kind].map { "\(kind.rawValue)=\($0)" } }.joined(separator: ",")
     }
 
     /// Equal when the weights are.
-    public static func == (lhs: LoadMix, rhs: LoadMix) -> Bool { lhs.weights == rhs.weights }
+    package static func == (lhs: LoadMix, rhs: LoadMix) -> Bool { lhs.weights == rhs.weights }
 }

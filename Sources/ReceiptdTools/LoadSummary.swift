@@ -1,18 +1,18 @@
 /// What a load run enqueued, and how fast.
-public struct LoadSummary: Sendable, Codable {
+package struct LoadSummary: Sendable, Codable {
     /// Prefix of the run's order ids; ``LoadGenerator/waitForOutcomes(of:timeout:progress:)`` follows it.
-    public var runID: String
+    package var runID: String
     /// Orders created.
-    public var orders: Int
+    package var orders: Int
     /// Newer receipts sent for `replace` orders.
-    public var replacements: Int
+    package var replacements: Int
     /// Seconds from the first batch to the last call.
-    public var seconds: Double
+    package var seconds: Double
     /// Orders per second while enqueueing.
-    public var ordersPerSecond: Double
+    package var ordersPerSecond: Double
 
     /// One line for a terminal.
-    public var summary: String {
+    package var summary: String {
         "enqueued \(orders) orders (+\(replacements) replacements) in \(Self.format(seconds)) s: \(Self.format(ordersPerSecond)) orders/s"
     }
 

@@ -1,25 +1,25 @@
 import ReceiptdCore
 
 /// Every outcome of a load run, checked against what each order's kind must end as.
-public struct LoadVerdict: Sendable, Codable {
+package struct LoadVerdict: Sendable, Codable {
     /// Orders of the run found in the database.
-    public var orders: Int
+    package var orders: Int
     /// Orders that have an outcome.
-    public var settled: Int
+    package var settled: Int
     /// Seconds from the first order's enqueue (`created_at`) to the last outcome (`outcome_at`).
-    public var seconds: Double
+    package var seconds: Double
     /// Settled orders per second over that span.
-    public var ordersPerSecond: Double
+    package var ordersPerSecond: Double
     /// Orders per outcome (`none` for orders still without one).
-    public var outcomes: [String: Int]
+    package var outcomes: [String: Int]
     /// Orders whose outcome is not what their kind must get, one line each.
-    public var mismatches: [String]
+    package var mismatches: [String]
 
     /// True when every order is settled as its kind requires.
-    public var isCorrect: Bool { mismatches.isEmpty && settled == orders && orders > 0 }
+    package var isCorrect: Bool { mismatches.isEmpty && settled == orders && orders > 0 }
 
     /// A few lines for a terminal.
-    public var summary: String {
+    package var summary: String {
         let counts = outcomes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let shown = mismatches.prefix(10).joined(separator: "\n  ")
         return """

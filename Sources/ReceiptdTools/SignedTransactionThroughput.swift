@@ -4,11 +4,11 @@ import ReceiptdCore
 
 /// How many signed transactions one core verifies per second, the way the daemon does (chain cached for 15
 /// minutes) and with the chain verified every time: offline verification must not be what limits the daemon.
-public struct SignedTransactionThroughput: Sendable, Codable {
+package struct SignedTransactionThroughput: Sendable, Codable {
     /// Verifications per second with the chain cached.
-    public var cachedChainPerSecond: Double
+    package var cachedChainPerSecond: Double
     /// Verifications per second with a cold cache each time.
-    public var coldChainPerSecond: Double
+    package var coldChainPerSecond: Double
 
     /// Verifies distinct transactions signed by `chain` on this task, for about `seconds` each way.
     static func measure(chain: AppleTestChain, seconds: Double = 2) async throws -> SignedTransactionThroughput {

@@ -1,6 +1,6 @@
 /// A tool run (demo, chaos, benchmark) that could not be carried out, as opposed to one that found violations.
-public struct ToolError: Error, CustomStringConvertible {
+package struct ToolError: Error, CustomStringConvertible {
     /// What went wrong.
-    public var description: String
+    package var description: String
     init(_ description: String) { self.description = description }
 }

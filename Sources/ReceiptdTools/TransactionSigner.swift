@@ -5,7 +5,7 @@ import NIOCore
 
 /// Mints StoreKit 2 signed transactions for load runs: with a stand-in's chain in this process, or by asking a
 /// `receiptd fake-appstore` running elsewhere (`POST /fake/sign`), whose root the daemons trust.
-public enum TransactionSigner: Sendable {
+package enum TransactionSigner: Sendable {
     /// Signs with this chain.
     case chain(AppleTestChain)
     /// Asks the stand-in at this base URL (`http://HOST:PORT`).

@@ -1,21 +1,21 @@
 extension GooglePlayStandIn {
     /// Where the stand-in Google Play listens and how it answers.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Address to bind.
-        public var host: String
+        package var host: String
         /// Port to bind; 0 picks a free one.
-        public var port: Int
+        package var port: Int
         /// The only package it serves; calls for another are answered 403.
-        public var packageName: String
+        package var packageName: String
         /// Seconds an access token lives (`expires_in`).
-        public var accessTokenLifetimeSeconds: Int
+        package var accessTokenLifetimeSeconds: Int
         /// Wait before every answer of the token endpoint and the API, in milliseconds, on top of any `delay_ms`.
-        public var latency: Int
+        package var latency: Int
         /// Voided purchases a page at most, whatever `maxResults` asks.
-        public var voidedPageSize: Int
+        package var voidedPageSize: Int
 
         /// Creates a configuration; the defaults serve `com.example.game` on a free port of the loopback.
-        public init(
+        package init(
             host: String = "127.0.0.1",
             port: Int = 0,
             packageName: String = "com.example.game",

@@ -23,16 +23,16 @@ import Logging
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.
-public final class GooglePlayStandIn: Sendable {
+package final class GooglePlayStandIn: Sendable {
     /// The service account whose assertions the token endpoint accepts; give the daemon ``writeServiceAccount(toFile:)``'s file.
-    public let serviceAccount: GoogleServiceAccountKey
+    package let serviceAccount: GoogleServiceAccountKey
     let configuration: Configuration
     let ledger = GooglePlayLedger()
     private let logger: Logger
     private let listener: StandInListener
 
     /// Creates a stand-in with a fresh service account; nothing is bound until ``start()``.
-    public init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) {
+    package init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) {
         self.configuration = configuration
         self.logger = logger
         listener = StandInListener(host: configuration.host, port: configuration.port)
@@ -47,7 +47,7 @@ public final class GooglePlayStandIn: Sendable {
     /// Binds and starts serving on `MultiThreadedEventLoopGroup.singleton`; returns the bound port.
     ///
     /// Calling it again while serving returns the same port.
-    public func start() async throws -> Int {
+    package func start() async throws -> Int {
         if let port = listener.servingPort { return port }
         let logger = self.logger
         let port = try await listener.start { GooglePlayHandler(standIn: self, logger: logger) }
@@ -56,33 +56,33 @@ public final class GooglePlayStandIn: Sendable {
     }
 
     /// Closes the listening channel and every open connection.
-    public func shutdown() async throws {
+    package func shutdown() async throws {
         try await listener.shutdown()
     }
 
     /// Starts, serves until the surrounding task is cancelled, then shuts down. For the CLI.
-    public func run() async throws {
+    package func run() async throws {
         _ = try await start()
         await listener.waitUntilClosed()
         try await shutdown()
     }
 
     /// `http://HOST:PORT`, the daemon's `GOOGLE_PLAY_API_URL`; the port is right once ``start()`` returned.
-    public var baseURL: String { listener.baseURL }
+    package var baseURL: String { listener.baseURL }
 
     /// `baseURL + "/token"`: the key file's `token_uri`, and the `aud` assertions must name.
-    public var tokenURL: String {
+    package var tokenURL: String {
         baseURL + "/token"
     }
 
     /// The only package served (``Configuration/packageName``).
-    public var packageName: String {
+    package var packageName: String {
         configuration.packageName
     }
 
     /// Writes ``serviceAccount`` as a key file naming ``tokenURL`` (so after ``start()``), readable by its owner only
     /// (mode 0600), replacing any file there.
-    public func writeServiceAccount(toFile path: String) throws {
+    package func writeServiceAccount(toFile path: String) throws {
         let manager = FileManager.default
         if manager.fileExists(atPath: path) {
             try manager.removeItem(atPath: path)
@@ -96,53 +96,53 @@ public final class GooglePlayStandIn: Sendable {
     }
 
     /// Makes every access token issued so far invalid: calls bearing one are answered 401 until a new one is granted.
-    public func revokeAccessTokens() {
+    package func revokeAccessTokens() {
         ledger.revokeAccessTokens()
     }
 
     /// Answers the next `count` acknowledge or consume calls (past the bearer and package checks) with `status` and
     /// Google's error body for it, without effect; 0 ends a run of failures early.
-    public func failFinalizations(_ count: Int, status: Int = 503) {
+    package func failFinalizations(_ count: Int, status: Int = 503) {
         ledger.failFinalizations(count, status: status)
     }
 
     /// Answers the next `count` `voidedpurchases.list` calls (past the bearer and package checks) with `status` and
     /// Google's error body for it; 0 ends a run of failures early.
-    public func failVoidedQueries(_ count: Int, status: Int = 400) {
+    package func failVoidedQueries(_ count: Int, status: Int = 400) {
         ledger.failVoidedQueries(count, status: status)
     }
 
     /// Makes every `purchases.products.get` past the bearer check answer `status` with Google's error body for it
     /// (403: a service account not yet granted; 503: an outage), without counting a lookup; `nil` ends the outage.
-    public func failPurchaseLookups(status: Int?) {
+    package func failPurchaseLookups(status: Int?) {
         ledger.failLookups(status: status)
     }
 
     /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and
     /// `purchaseTimeMillis` the synthetic token's (else when the stand-in first saw the token, else `date`).
-    public func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
+    package func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
         ledger.void(token: token, orderID: orderID, reason: reason,
                     purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds,
                     voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000))
     }
 
     /// Every acknowledge and consume call received so far, refused ones too, in arrival order.
-    public func recordedFinalizations() -> [RecordedGoogleFinalization] {
+    package func recordedFinalizations() -> [RecordedGoogleFinalization] {
         ledger.finalizations
     }
 
     /// Every `purchases.products.get` call received so far, in arrival order.
-    public func recordedPurchaseQueries() -> [RecordedGooglePurchaseQuery] {
+    package func recordedPurchaseQueries() -> [RecordedGooglePurchaseQuery] {
         ledger.queries
     }
 
     /// Every token endpoint call received so far, in arrival order.
-    public func recordedTokenRequests() -> [RecordedGoogleTokenRequest] {
+    package func recordedTokenRequests() -> [RecordedGoogleTokenRequest] {
         ledger.tokenRequests
     }
 
     /// Every `voidedpurchases.list` call received so far, in arrival order.
-    public func recordedVoidedQueries() -> [RecordedGoogleVoidedQuery] {
+    package func recordedVoidedQueries() -> [RecordedGoogleVoidedQuery] {
         ledger.voidedQueries
     }
 }

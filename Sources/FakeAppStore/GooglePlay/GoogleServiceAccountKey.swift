@@ -3,32 +3,32 @@ import Foundation
 
 /// A made-up service-account key shaped like the JSON file Google Cloud hands out: the daemon signs its token
 /// requests (RS256 assertions) with it, and the stand-in Google Play checks them against its public half.
-public struct GoogleServiceAccountKey: Sendable {
+package struct GoogleServiceAccountKey: Sendable {
     /// `client_email`, the `iss` the assertions must carry.
-    public let clientEmail = "receiptd-test@receiptd-test.iam.gserviceaccount.com"
+    package let clientEmail = "receiptd-test@receiptd-test.iam.gserviceaccount.com"
     /// `private_key_id`: 40 hex digits, like Google's.
-    public let privateKeyID: String
+    package let privateKeyID: String
     /// The RSA 2048 key.
-    public let privateKey: _RSA.Signing.PrivateKey
+    package let privateKey: _RSA.Signing.PrivateKey
 
     /// A fresh key.
-    public static func generate() throws -> GoogleServiceAccountKey {
+    package static func generate() throws -> GoogleServiceAccountKey {
         let id = (0..<20).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
         return GoogleServiceAccountKey(privateKeyID: id, privateKey: try _RSA.Signing.PrivateKey(keySize: .bits2048))
     }
 
     /// The public half, which the stand-in checks assertions with.
-    public var publicKey: _RSA.Signing.PublicKey {
+    package var publicKey: _RSA.Signing.PublicKey {
         privateKey.publicKey
     }
 
     /// The private key as PKCS#8 PEM (`-----BEGIN PRIVATE KEY-----`), as in Google's key files.
-    public var privateKeyPEM: String {
+    package var privateKeyPEM: String {
         privateKey.pkcs8PEMRepresentation
     }
 
     /// The key file's JSON, naming `tokenURI` as the token endpoint (`token_uri`).
-    public func json(tokenURI: String) -> String {
+    package func json(tokenURI: String) -> String {
         let fields = [
             "type": "service_account", "project_id": "receiptd-test", "private_key_id": privateKeyID,
             "private_key": privateKeyPEM, "client_email": clientEmail, "client_id": "1", "token_uri": tokenURI,

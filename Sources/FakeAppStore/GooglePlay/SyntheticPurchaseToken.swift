@@ -6,37 +6,37 @@ import Foundation
 /// In JSON (what other tools write by hand): `product_id`, `order_id`, `state`, `pending_calls`, `quantity`,
 /// `account_id`, `purchase_time_ms`, `acknowledged`, `test_purchase`, `script` (``ScriptStep``s), `nonce`;
 /// every one may be left out.
-public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
+package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     /// The product the purchase is for; a call naming another product in its path is answered 400.
     /// `nil` accepts any product.
-    public var productID: String?
+    package var productID: String?
     /// `orderId`; `nil` answers none, as Google does for license testers' purchases.
-    public var orderID: String?
+    package var orderID: String?
     /// `purchaseState`: 0 purchased, 1 cancelled, 2 pending.
-    public var state: Int
+    package var state: Int
     /// The first this many `products.get` calls of the token (scripted ones included) answer state 2 (pending),
     /// later ones ``state``; acknowledge and consume are refused until then.
-    public var pendingCalls: Int?
+    package var pendingCalls: Int?
     /// `quantity`; absent from the answer when `nil`.
-    public var quantity: Int?
+    package var quantity: Int?
     /// `obfuscatedExternalAccountId`; absent when `nil`.
-    public var accountID: String?
+    package var accountID: String?
     /// `purchaseTimeMillis` (answered as a string, as Google does); ``init(productID:orderID:state:pendingCalls:quantity:accountID:purchaseTimeMilliseconds:acknowledged:testPurchase:script:)``
     /// sets it to now, and a hand-written token without it answers when the stand-in first saw it.
-    public var purchaseTimeMilliseconds: Int64?
+    package var purchaseTimeMilliseconds: Int64?
     /// Google already reports it acknowledged (`acknowledgementState` 1) before any acknowledge call.
-    public var acknowledged: Bool?
+    package var acknowledged: Bool?
     /// A license tester's purchase: the answer has `purchaseType` 0.
-    public var testPurchase: Bool?
+    package var testPurchase: Bool?
     /// One step per `products.get` call of this token: `http` (answered with Google's error body for that status),
     /// `retry_after` (sent verbatim), `reset`, `raw`, `delay_ms`. A step without an answer, and calls past the
     /// script, answer normally.
-    public var script: [ScriptStep]?
+    package var script: [ScriptStep]?
     /// Random, so equal specifications still make distinct tokens.
-    public var nonce: String?
+    package var nonce: String?
 
     /// Creates a token specification; by default a purchased, unacknowledged purchase made now.
-    public init(
+    package init(
         productID: String? = nil,
         orderID: String? = nil,
         state: Int = 0,
@@ -62,7 +62,7 @@ public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     }
 
     /// Reads a token made by ``encoded()`` (or by hand the same way); `nil` for any other token.
-    public init?(token: String) {
+    package init?(token: String) {
         guard token.hasPrefix(Self.prefix), let data = Base64URL.decode(token.dropFirst(Self.prefix.count)),
               let decoded = try? JSONDecoder().decode(SyntheticPurchaseToken.self, from: data)
         else { return nil }
@@ -70,7 +70,7 @@ public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     }
 
     /// Reads the JSON leniently: every field may be absent, `state` then being 0.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         productID = try container.decodeIfPresent(String.self, forKey: .productID)
         orderID = try container.decodeIfPresent(String.self, forKey: .orderID)
@@ -87,7 +87,7 @@ public struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
 
     /// `synthetic.` and the unpadded base64url of the JSON with sorted keys: only `[A-Za-z0-9._-]`, so it goes
     /// into a URL path as it is.
-    public func encoded() -> String {
+    package func encoded() -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // Strings, numbers and booleans only: encoding cannot fail.

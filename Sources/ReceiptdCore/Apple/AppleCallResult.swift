@@ -1,5 +1,5 @@
 /// How one verification attempt with Apple ended, before any judgement about retrying.
-public enum AppleCallResult: Sendable, Equatable {
+package enum AppleCallResult: Sendable, Equatable {
     /// Apple answered with its JSON; `environment` is the endpoint that answered.
     case answered(AppleVerifyResponse, environment: AppleEnvironment)
     /// The endpoint answered with an HTTP status other than 200; `retryAfter` in seconds when it said so.

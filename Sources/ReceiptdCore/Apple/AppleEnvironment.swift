@@ -1,5 +1,5 @@
 /// The two verifyReceipt environments; the raw values are the spellings Apple uses in `environment`.
-public enum AppleEnvironment: String, Sendable, Equatable, Codable {
+package enum AppleEnvironment: String, Sendable, Equatable, Codable {
     /// `buy.itunes.apple.com`.
     case production = "Production"
     /// `sandbox.itunes.apple.com`.

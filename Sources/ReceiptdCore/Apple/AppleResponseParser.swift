@@ -1,15 +1,15 @@
 import Foundation
 
 /// Turns a verifyReceipt body into an `AppleVerifyResponse`, accepting Apple's numbers as strings or as numbers.
-public enum AppleResponseParser {
+package enum AppleResponseParser {
     /// Why a body is not a usable answer.
-    public struct Failure: Error, Equatable, CustomStringConvertible {
+    package struct Failure: Error, Equatable, CustomStringConvertible {
         /// A readable reason, safe for `last_error` (never the body's receipt data).
-        public var description: String
+        package var description: String
     }
 
     /// Parses a body; throws `Failure` for anything that is not Apple's JSON.
-    public static func parse(_ body: [UInt8]) throws(Failure) -> AppleVerifyResponse {
+    package static func parse(_ body: [UInt8]) throws(Failure) -> AppleVerifyResponse {
         guard String(validating: body, as: UTF8.self) != nil else { throw Failure(description: "answer is not valid UTF-8") }
         let object: Any
         do {

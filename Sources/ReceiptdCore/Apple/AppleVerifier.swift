@@ -4,22 +4,22 @@ import NIOCore
 import NIOHTTP1
 
 /// Calls verifyReceipt: production first, the sandbox when production answers 21007 — at most two calls.
-public struct AppleVerifier: Sendable {
+package struct AppleVerifier: Sendable {
     /// Endpoints, secret and limits.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Production verifyReceipt URL.
-        public var productionURL: String
+        package var productionURL: String
         /// Sandbox verifyReceipt URL.
-        public var sandboxURL: String
+        package var sandboxURL: String
         /// App shared secret, sent as `password`; omitted when `nil`.
-        public var sharedSecret: String?
+        package var sharedSecret: String?
         /// Deadline for one HTTP call, connect included.
-        public var requestTimeout: Duration
+        package var requestTimeout: Duration
         /// Larger answers are treated as a transient failure.
-        public var maximumBodyBytes: Int
+        package var maximumBodyBytes: Int
 
         /// Creates a configuration with Apple's endpoints and a 30 s timeout by default.
-        public init(
+        package init(
             productionURL: String = "https://buy.itunes.apple.com/verifyReceipt",
             sandboxURL: String = "https://sandbox.itunes.apple.com/verifyReceipt",
             sharedSecret: String? = nil,
@@ -39,13 +39,13 @@ public struct AppleVerifier: Sendable {
     let client: HTTPClient
 
     /// Creates a verifier that sends its requests through `client`.
-    public init(configuration: Configuration, client: HTTPClient) {
+    package init(configuration: Configuration, client: HTTPClient) {
         self.configuration = configuration
         self.client = client
     }
 
     /// Verifies one receipt. Cancelling the calling task aborts the request in flight.
-    public func verify(receiptData: String) async -> AppleCallResult {
+    package func verify(receiptData: String) async -> AppleCallResult {
         let first = await call(.production, receiptData: receiptData)
         if case .answered(let response, _) = first, response.status == 21007 {
             return await call(.sandbox, receiptData: receiptData)
@@ -54,7 +54,7 @@ public struct AppleVerifier: Sendable {
     }
 
     /// The longest `verify` can take: two calls, each cut off by its whole-call bound.
-    public var longestVerification: Duration { (configuration.requestTimeout + Self.wholeCallGrace) * 2 }
+    package var longestVerification: Duration { (configuration.requestTimeout + Self.wholeCallGrace) * 2 }
 
     /// How long after the client's own deadline the whole-call bound fires. The client keeps retrying a
     /// connection that fails (refused, or a certificate it does not trust) until its deadline and then

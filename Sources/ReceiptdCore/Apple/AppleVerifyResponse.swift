@@ -1,32 +1,32 @@
 /// The parts of a verifyReceipt answer that receiptd acts on.
-public struct AppleVerifyResponse: Sendable, Equatable {
+package struct AppleVerifyResponse: Sendable, Equatable {
     /// The receipt part of an answer.
-    public struct Receipt: Sendable, Equatable {
+    package struct Receipt: Sendable, Equatable {
         /// `receipt.bundle_id`.
-        public var bundleID: String?
+        package var bundleID: String?
         /// `receipt.in_app`; `nil` when absent, which counts the same as empty.
-        public var inApp: [VerifiedPurchase]?
+        package var inApp: [VerifiedPurchase]?
 
         /// Creates a receipt.
-        public init(bundleID: String?, inApp: [VerifiedPurchase]?) {
+        package init(bundleID: String?, inApp: [VerifiedPurchase]?) {
             self.bundleID = bundleID
             self.inApp = inApp
         }
     }
 
     /// `status`: 0 is valid, everything else an error or a redirect.
-    public var status: Int
+    package var status: Int
     /// `environment` as Apple wrote it, if it did.
-    public var environment: String?
+    package var environment: String?
     /// `is_retryable` (or the older `is-retryable`), when present.
-    public var isRetryable: Bool?
+    package var isRetryable: Bool?
     /// `receipt`, when present.
-    public var receipt: Receipt?
+    package var receipt: Receipt?
     /// `latest_receipt_info`, when present.
-    public var latestReceiptInfo: [VerifiedPurchase]?
+    package var latestReceiptInfo: [VerifiedPurchase]?
 
     /// Creates a response.
-    public init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [VerifiedPurchase]? = nil) {
+    package init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [VerifiedPurchase]? = nil) {
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable
@@ -36,7 +36,7 @@ public struct AppleVerifyResponse: Sendable, Equatable {
 
     /// `in_app` and `latest_receipt_info` together, each `transaction_id` once, its copies merged
     /// (see `VerifiedPurchase.merge`), in the order each id first appears.
-    public var allTransactions: [VerifiedPurchase] {
+    package var allTransactions: [VerifiedPurchase] {
         var position: [String: Int] = [:]
         var merged: [VerifiedPurchase] = []
         for entry in (receipt?.inApp ?? []) + (latestReceiptInfo ?? []) {

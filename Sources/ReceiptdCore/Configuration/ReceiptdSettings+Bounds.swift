@@ -2,32 +2,32 @@ extension ReceiptdSettings {
     /// The largest value each number and duration setting takes (README, "Settings"). Larger ones are refused at
     /// start (exit 78): past them the arithmetic done with a value overflows (a poll interval of 1e30 seconds)
     /// or PostgreSQL's timestamps run out (a retention of 9,999,999 days), and no deployment needs more.
-    public enum Bounds {
+    package enum Bounds {
         /// `RECEIPTD_CONCURRENCY`: requests in flight per process.
-        public static let concurrency = 4096
+        package static let concurrency = 4096
         /// `RECEIPTD_DB_CONNECTIONS`: PostgreSQL's own default allows 100 connections in all.
-        public static let databaseConnections = 512
+        package static let databaseConnections = 512
         /// `RECEIPTD_MAX_ATTEMPTS`.
-        public static let maxAttempts = 1000
+        package static let maxAttempts = 1000
         /// `APPLE_SERVER_API_RATE`, requests per second.
-        public static let serverAPIRate = 10_000
+        package static let serverAPIRate = 10_000
         /// `RECEIPTD_BACKOFF_BASE` and `RECEIPTD_BACKOFF_MAX`: a day.
-        public static let backoff: Double = 86_400
+        package static let backoff: Double = 86_400
         /// `RECEIPTD_POLL_INTERVAL`: an hour.
-        public static let pollInterval: Double = 3600
+        package static let pollInterval: Double = 3600
         /// `RECEIPTD_PURCHASE_SKEW`: a day.
-        public static let purchaseSkew: Double = 86_400
+        package static let purchaseSkew: Double = 86_400
         /// `RECEIPTD_LEASE`: a day.
-        public static let lease: Double = 86_400
+        package static let lease: Double = 86_400
         /// `RECEIPTD_SHUTDOWN_GRACE`: an hour.
-        public static let shutdownGrace: Double = 3600
+        package static let shutdownGrace: Double = 3600
         /// `RECEIPTD_APPLE_TIMEOUT`: ten minutes.
-        public static let appleTimeout: Double = 600
+        package static let appleTimeout: Double = 600
         /// `RECEIPTD_RETENTION`: ten years (3650 days).
-        public static let retention: Double = 3650 * 86_400
+        package static let retention: Double = 3650 * 86_400
         /// `GOOGLE_PLAY_VOIDED_INTERVAL`: a day (Google lists 30 days back, and a lock missed for three intervals shows).
-        public static let voidedInterval: Double = 86_400
+        package static let voidedInterval: Double = 86_400
         /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: three days, when Google refunds what was not acknowledged.
-        public static let finalizeOverdue: Double = 3 * 86_400
+        package static let finalizeOverdue: Double = 3 * 86_400
     }
 }

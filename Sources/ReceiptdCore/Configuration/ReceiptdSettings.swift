@@ -1,26 +1,26 @@
 import Logging
 
 /// Everything `receiptd run` needs, read from the environment (flags are merged in by the CLI first).
-public struct ReceiptdSettings: Sendable {
+package struct ReceiptdSettings: Sendable {
     /// libpq connection string or URI; empty means libpq's defaults and the `PG*` variables.
-    public var databaseURL: String
+    package var databaseURL: String
     /// Apple endpoints and secret.
-    public var apple: AppleVerifier.Configuration
+    package var apple: AppleVerifier.Configuration
     /// StoreKit 2: trusted roots and the App Store Server API.
-    public var storeKit = StoreKitConfiguration()
+    package var storeKit = StoreKitConfiguration()
     /// Google Play.
-    public var googlePlay = GooglePlayConfiguration()
+    package var googlePlay = GooglePlayConfiguration()
     /// Daemon behaviour.
-    public var daemon: ReceiptDaemon.Configuration
+    package var daemon: ReceiptDaemon.Configuration
     /// Log level.
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
     /// Log format; nil picks text at a terminal and JSON otherwise.
-    public var logFormat: LogFormat?
+    package var logFormat: LogFormat?
     /// Where `/metrics`, `/healthz` and `/readyz` are served; nil turns the endpoint off.
-    public var metrics: MetricsServer.Configuration?
+    package var metrics: MetricsServer.Configuration?
 
     /// Creates settings from values.
-    public init(databaseURL: String = "", apple: AppleVerifier.Configuration = .init(),
+    package init(databaseURL: String = "", apple: AppleVerifier.Configuration = .init(),
                 daemon: ReceiptDaemon.Configuration = .init(), logLevel: Logger.Level = .info,
                 logFormat: LogFormat? = nil, metrics: MetricsServer.Configuration? = .init()) {
         self.databaseURL = databaseURL
@@ -32,7 +32,7 @@ public struct ReceiptdSettings: Sendable {
     }
 
     /// Reads the variables documented in README.md; unset ones take their defaults.
-    public init(environment: [String: String]) throws(ConfigurationError) {
+    package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         self.init()
         databaseURL = reader.string("DATABASE_URL") ?? ""

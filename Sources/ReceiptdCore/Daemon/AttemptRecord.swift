@@ -1,9 +1,9 @@
 import Foundation
 
 /// One row of `iap.attempts`: what a single attempt asked and heard.
-public struct AttemptRecord: Sendable, Equatable {
+package struct AttemptRecord: Sendable, Equatable {
     /// How the attempt ended.
-    public enum Result: String, Sendable {
+    package enum Result: String, Sendable {
         /// The store vouched for the purchases.
         case verified
         /// A transient failure; the job was rescheduled or, at its last attempt, failed.
@@ -15,21 +15,21 @@ public struct AttemptRecord: Sendable, Equatable {
     }
 
     /// When the Apple request started.
-    public var startedAt: Date
+    package var startedAt: Date
     /// How long the Apple calls took.
-    public var durationMilliseconds: Int
+    package var durationMilliseconds: Int
     /// The environment that answered with JSON, if one did.
-    public var environment: AppleEnvironment?
+    package var environment: AppleEnvironment?
     /// Apple's JSON status, if there was one.
-    public var appleStatus: Int?
+    package var appleStatus: Int?
     /// The HTTP status, if an HTTP answer came.
-    public var httpStatus: Int?
+    package var httpStatus: Int?
     /// How the attempt ended.
-    public var result: Result
+    package var result: Result
     /// The failure's class, when it failed.
-    public var errorClass: ErrorClass?
+    package var errorClass: ErrorClass?
     /// A readable error, when it failed.
-    public var error: String?
+    package var error: String?
 
     /// Describes an attempt from what the store answered and how it was judged; `nil` for an abandoned one.
     init(startedAt: Date, duration: Duration, attempt: VerificationAttempt?) {

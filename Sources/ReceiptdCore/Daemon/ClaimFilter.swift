@@ -1,8 +1,8 @@
 /// Which due jobs one claim may take: only kinds this daemon knows (a kind added by a later migration stays
 /// `pending` for the daemons that know it), minus the jobs whose store API is paused.
-public struct ClaimFilter: Sendable, Equatable {
+package struct ClaimFilter: Sendable, Equatable {
     /// Which `transaction` jobs pass: the Server API looks up transaction ids; a signed one needs no API.
-    public enum TransactionInputs: String, Sendable {
+    package enum TransactionInputs: String, Sendable {
         /// Signed transactions and transaction ids.
         case all
         /// Only signed transactions: the Server API is paused.
@@ -12,18 +12,18 @@ public struct ClaimFilter: Sendable, Equatable {
     }
 
     /// The kinds that may be claimed.
-    public var kinds: [JobKind]
+    package var kinds: [JobKind]
     /// Which transaction jobs, when `kinds` holds `transaction`.
-    public var transactions: TransactionInputs
+    package var transactions: TransactionInputs
 
     /// Creates a filter; by default every kind this binary knows, every input.
-    public init(kinds: [JobKind] = JobKind.allCases, transactions: TransactionInputs = .all) {
+    package init(kinds: [JobKind] = JobKind.allCases, transactions: TransactionInputs = .all) {
         self.kinds = kinds
         self.transactions = transactions
     }
 
     /// Every job that needs none of the `paused` APIs, with receipts verified the `receipts` way.
-    public static func avoiding(_ paused: Set<StoreAPI>, receipts: ReceiptVerifierChoice) -> ClaimFilter {
+    package static func avoiding(_ paused: Set<StoreAPI>, receipts: ReceiptVerifierChoice) -> ClaimFilter {
         ClaimFilter(
             kinds: JobKind.allCases.filter { kind in
                 switch kind {
@@ -37,7 +37,7 @@ public struct ClaimFilter: Sendable, Equatable {
 
     /// Only jobs that need `api`: the half-open breaker's probe. Empty when no job needs it (verifyReceipt while
     /// receipts go to the Server API).
-    public static func needing(_ api: StoreAPI, receipts: ReceiptVerifierChoice) -> ClaimFilter {
+    package static func needing(_ api: StoreAPI, receipts: ReceiptVerifierChoice) -> ClaimFilter {
         switch api {
         case .verifyReceipt: ClaimFilter(kinds: receipts == .verifyReceipt ? [.receipt] : [])
         case .serverAPI: ClaimFilter(kinds: receipts == .serverAPI ? [.receipt, .transaction] : [.transaction], transactions: .ids)
@@ -46,7 +46,7 @@ public struct ClaimFilter: Sendable, Equatable {
     }
 
     /// Whether a job of `kind` with `input` passes; the claim statement says the same in SQL.
-    public func admits(kind: JobKind, input: String) -> Bool {
+    package func admits(kind: JobKind, input: String) -> Bool {
         guard kinds.contains(kind) else { return false }
         guard kind == .transaction else { return true }
         switch transactions {

@@ -1,5 +1,5 @@
 /// What a job verifies: `iap.jobs.kind`.
-public enum JobKind: String, Sendable, Codable, CaseIterable {
+package enum JobKind: String, Sendable, Codable, CaseIterable {
     /// An App Store receipt (base64 PKCS#7), sent by `iap.enqueue_receipt`.
     case receipt
     /// A StoreKit 2 signed transaction (compact JWS) or transaction id, sent by `iap.enqueue_transaction`.

@@ -1,20 +1,20 @@
 import Foundation
 
 /// One verified answer waiting to be settled.
-public struct VerifiedAnswer: Sendable {
+package struct VerifiedAnswer: Sendable {
     /// The job Apple's answer belongs to.
-    public var job: ClaimedJob
+    package var job: ClaimedJob
     /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
     /// ledger reads and the plan).
-    public var transactions: [VerifiedPurchase]
+    package var transactions: [VerifiedPurchase]
     /// The environment that gave it.
-    public var environment: AppleEnvironment
+    package var environment: AppleEnvironment
     /// The attempt, written with the settle.
-    public var attempt: AttemptRecord
+    package var attempt: AttemptRecord
     /// The store that gave it.
-    public var store: Store = .apple
+    package var store: Store = .apple
     /// For a Google purchase: the acknowledgement owed once it is delivered.
-    public var finalization: GoogleFinalization? = nil
+    package var finalization: GoogleFinalization? = nil
 }
 
 extension JobStore {
@@ -25,7 +25,7 @@ extension JobStore {
     /// Two round trips for the whole batch: one pipeline locks and reads what the plans need, the other writes
     /// everything in one statement and commits. Settling many answers per statement and commit is what makes the
     /// job path cheap: statement start-up, not the rows, was most of the database's work per order.
-    public func recordVerified(_ answers: [VerifiedAnswer]) async throws -> [(Recording, DeliveryPlan?)] {
+    package func recordVerified(_ answers: [VerifiedAnswer]) async throws -> [(Recording, DeliveryPlan?)] {
         // A concurrent delivery of the same transaction (for another user) makes a plan stale: plan again.
         for _ in 0..<5 {
             do {

@@ -4,7 +4,7 @@ extension JobStore {
     /// Records a transient failure: the job waits `delay` seconds, or becomes `failed` (order `failed`) at the last attempt.
     ///
     /// Without `attempt` no attempt row is written: the fallback when the attempt's own answer could not be recorded.
-    public func recordRetry(
+    package func recordRetry(
         _ job: ClaimedJob, failure: TransientFailure, delay: Double, maxAttempts: Int, attempt: AttemptRecord?
     ) async throws -> Recording {
         try await finish(job, outcome: .failed, attempt: attempt, sql: """
@@ -19,7 +19,7 @@ extension JobStore {
     }
 
     /// Records a terminal rejection: the job is `failed` and its order `invalid`.
-    public func recordRejection(_ job: ClaimedJob, reason: String, attempt: AttemptRecord) async throws -> Recording {
+    package func recordRejection(_ job: ClaimedJob, reason: String, attempt: AttemptRecord) async throws -> Recording {
         try await finish(job, outcome: .invalid, attempt: attempt, sql: """
             UPDATE iap.jobs
             SET state = 'failed', finished_at = now(), last_error = $3, environment = $4, locked_by = NULL, heartbeat_at = NULL
@@ -29,7 +29,7 @@ extension JobStore {
     }
 
     /// Notes an attempt whose answer was not recorded because the job was no longer ours.
-    public func recordAbandoned(_ job: ClaimedJob, attempt: AttemptRecord) async throws {
+    package func recordAbandoned(_ job: ClaimedJob, attempt: AttemptRecord) async throws {
         try await pool.execute("INSERT INTO iap.attempts \(Self.attemptColumns) VALUES ($1, $2, $3, $4, \(Self.attemptValues(from: 5)))",
                                [job.id, job.order.orderID, job.attempts, owner] + attempt.parameters)
     }

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The daemon's SQL: every statement takes parameters; each state change is one statement or one transaction.
-public struct JobStore: Sendable {
+package struct JobStore: Sendable {
     /// How a result was written.
-    public enum Recording: Sendable, Equatable {
+    package enum Recording: Sendable, Equatable {
         /// Written; the job is now in this state.
         case recorded(JobState)
         /// Not written: the job is no longer `running` under this daemon (superseded, cancelled, or its lease lapsed).
@@ -12,7 +12,7 @@ public struct JobStore: Sendable {
 
     let pool: DatabasePool
     /// This daemon's `locked_by` value.
-    public let owner: String
+    package let owner: String
     /// What verified answers deliver.
     let planner: DeliveryPlanner
     /// Purchases before this are never recorded as unclaimed; `nil`: since the database was first migrated.
@@ -41,7 +41,7 @@ public struct JobStore: Sendable {
 
     /// Settles one verified answer, together with the others that arrive meanwhile when batching is on, unless
     /// `alone` (an answer whose rows another transaction held locked at the last try: it would hold up a batch).
-    public func recordVerified(_ answer: VerifiedAnswer, alone: Bool = false) async throws -> (Recording, DeliveryPlan?) {
+    package func recordVerified(_ answer: VerifiedAnswer, alone: Bool = false) async throws -> (Recording, DeliveryPlan?) {
         if let batcher, !alone { return try await batcher.settle(answer) }
         return try await recordVerified([answer])[0]
     }
@@ -51,7 +51,7 @@ public struct JobStore: Sendable {
     /// The ids go through `= ANY (ARRAY(…))`: the prepared statement's generic plan guesses a tenth of the
     /// queue for `LIMIT $1`, and joined on that guess it scanned the whole jobs table on every claim.
     /// A job of a kind outside `filter.kinds` (one this binary does not know) is never touched.
-    public func claim(limit: Int, filter: ClaimFilter = ClaimFilter()) async throws -> [ClaimedJob] {
+    package func claim(limit: Int, filter: ClaimFilter = ClaimFilter()) async throws -> [ClaimedJob] {
         guard !filter.kinds.isEmpty else { return [] }
         let (kinds, transactions) = filter.parameters
         let result = try await pool.execute(Self.claimSQL, [limit, owner, kinds, transactions])
@@ -68,7 +68,7 @@ public struct JobStore: Sendable {
     /// `$4` which transaction jobs (`all`, `signed`: not bare decimal ids, `ids`: only those; see `ClaimFilter`).
     /// It still walks `jobs_pending_due` in (run_at, id) order; the filters only skip rows on the way.
     /// Public so that the benchmark's pgbench ceiling runs this very text.
-    public static let claimSQL = """
+    package static let claimSQL = """
             WITH due AS (
                 SELECT id FROM iap.jobs
                 WHERE state = 'pending' AND run_at <= now() AND kind = ANY ($3::text[])
@@ -92,7 +92,7 @@ public struct JobStore: Sendable {
     /// Only the jobs in flight: a job the daemon stopped working on for any reason must let its lease lapse.
     /// A job row another transaction holds locked (a game server's enqueue left open) is skipped, never waited
     /// for: the daemon's own row is what tells other daemons that it is alive (see `reclaimExpired`).
-    public func heartbeat(jobs: [Int64], attemptLimitSeconds: Double) async throws {
+    package func heartbeat(jobs: [Int64], attemptLimitSeconds: Double) async throws {
         try await pool.execute("""
             WITH jobs AS (
                 UPDATE iap.jobs SET heartbeat_at = now()
@@ -109,11 +109,11 @@ public struct JobStore: Sendable {
     /// How long any statement of the daemon waits for a row lock before it fails with SQLSTATE 55P03
     /// (`lock_timeout`, set on every connection of its pool): a twentieth of the lease, between half a second
     /// and a second. Daemons hold their locks for milliseconds; only a transaction left open waits this long.
-    public static func lockTimeout(lease: Double) -> Double { min(max(lease / 20, 0.5), 1) }
+    package static func lockTimeout(lease: Double) -> Double { min(max(lease / 20, 0.5), 1) }
 
     /// Whether `jobID` is still `running` under this daemon: the check behind every cancel notification, which
     /// any role can send and so is only a hint.
-    public func isRunningHere(_ jobID: Int64, on connection: PostgresConnection) async throws -> Bool {
+    package func isRunningHere(_ jobID: Int64, on connection: PostgresConnection) async throws -> Bool {
         try await !connection.execute(
             "SELECT 1 FROM iap.jobs WHERE id = $1 AND state = 'running' AND locked_by = $2", [jobID, owner]).rows.isEmpty
     }
@@ -121,7 +121,7 @@ public struct JobStore: Sendable {
     /// Puts one job this daemon stopped working on back to `pending` at once, not counting the interrupted
     /// attempt; does nothing when the job is no longer `running` under this daemon.
     @discardableResult
-    public func release(_ job: ClaimedJob) async throws -> Bool {
+    package func release(_ job: ClaimedJob) async throws -> Bool {
         try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE id = $1 AND state = 'running' AND locked_by = $2",
                                [job.id, owner]).affectedRows == 1
     }
@@ -129,7 +129,7 @@ public struct JobStore: Sendable {
     /// Puts a job that could not be tried yet back to `pending`, due in `seconds`, not counting the attempt;
     /// `reason` shows in `last_error` meanwhile.
     @discardableResult
-    public func postpone(_ job: ClaimedJob, seconds: Double, reason: String) async throws -> Bool {
+    package func postpone(_ job: ClaimedJob, seconds: Double, reason: String) async throws -> Bool {
         try await pool.execute("""
             UPDATE iap.jobs
             SET state = 'pending', run_at = now() + make_interval(secs => $3), attempts = greatest(attempts - 1, 0),
@@ -144,14 +144,14 @@ public struct JobStore: Sendable {
         """
 
     /// Removes this daemon from `iap.daemons` on a graceful stop.
-    public func signOff() async throws {
+    package func signOff() async throws {
         try await pool.execute("DELETE FROM iap.daemons WHERE daemon = $1", [owner])
     }
 
     /// Puts this daemon's unfinished jobs back to `pending`, not counting the interrupted attempt. One that
     /// another transaction holds locked is left: once this daemon has signed off, any daemon's lease pass takes it.
     @discardableResult
-    public func releaseUnfinished() async throws -> Int {
+    package func releaseUnfinished() async throws -> Int {
         try await pool.execute("""
             UPDATE iap.jobs SET \(Self.released)
             WHERE id = ANY (ARRAY(SELECT id FROM iap.jobs WHERE state = 'running' AND locked_by = $1 FOR UPDATE SKIP LOCKED))
@@ -167,7 +167,7 @@ public struct JobStore: Sendable {
     /// transaction held the row. Rows (job or order) that another transaction holds are skipped, never waited
     /// for: they are taken at a later pass once free.
     @discardableResult
-    public func reclaimExpired(lease: Double, maxAttempts: Int, inFlight: [Int64]) async throws -> Int {
+    package func reclaimExpired(lease: Double, maxAttempts: Int, inFlight: [Int64]) async throws -> Int {
         try await pool.execute("""
             WITH candidates AS (
                 SELECT j.id FROM iap.jobs j
@@ -200,7 +200,7 @@ public struct JobStore: Sendable {
     }
 
     /// Jobs due now and how long the oldest of them has waited, for the queue gauges.
-    public func queueDepth() async throws -> (due: Int, oldestDueAgeSeconds: Double) {
+    package func queueDepth() async throws -> (due: Int, oldestDueAgeSeconds: Double) {
         let row = try await pool.execute("""
             SELECT count(*) AS due, coalesce(extract(epoch FROM now() - min(run_at)), 0)::float8 AS age
             FROM iap.jobs WHERE state = 'pending' AND run_at <= now()
@@ -210,7 +210,7 @@ public struct JobStore: Sendable {
 
     /// Deletes up to `batch` finished jobs (with their attempts) older than `retention` seconds; the ledger and
     /// orders stay. Returns how many went.
-    public func purgeFinished(retention: Double, batch: Int) async throws -> Int {
+    package func purgeFinished(retention: Double, batch: Int) async throws -> Int {
         try await pool.execute("SELECT iap.purge_finished(make_interval(secs => $1), $2) AS n", [retention, batch]).first?.int("n") ?? 0
     }
 }

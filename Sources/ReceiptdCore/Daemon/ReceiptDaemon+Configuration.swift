@@ -2,39 +2,39 @@ import Foundation
 
 extension ReceiptDaemon {
     /// How the daemon claims, retries and shuts down. Durations are seconds.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Apple requests in flight at once (`RECEIPTD_CONCURRENCY`).
-        public var concurrency: Int
+        package var concurrency: Int
         /// Attempts before an order is `failed` (`RECEIPTD_MAX_ATTEMPTS`).
-        public var maxAttempts: Int
+        package var maxAttempts: Int
         /// Delay between attempts (`RECEIPTD_BACKOFF_BASE`, `RECEIPTD_BACKOFF_MAX`).
-        public var backoff: Backoff
+        package var backoff: Backoff
         /// Poll period when no notification came (`RECEIPTD_POLL_INTERVAL`).
-        public var pollInterval: Double
+        package var pollInterval: Double
         /// How long a purchase may predate its order (`RECEIPTD_PURCHASE_SKEW`).
-        public var purchaseSkew: Double
+        package var purchaseSkew: Double
         /// The app's bundle id; a receipt of any other bundle is `invalid` (`APPLE_BUNDLE_ID`, required by
         /// `receiptd run`). Empty matches no receipt.
-        public var expectedBundleID: String
+        package var expectedBundleID: String
         /// Whether sandbox purchases deliver (`RECEIPTD_SANDBOX`).
-        public var sandbox: SandboxPolicy
+        package var sandbox: SandboxPolicy
         /// Purchases before this time are never recorded as unclaimed payments (`RECEIPTD_UNCLAIMED_SINCE`);
         /// `nil`: since `receiptd migrate` first ran on the database.
-        public var unclaimedSince: Date? = nil
+        package var unclaimedSince: Date? = nil
         /// A running job whose heartbeat is older than this goes back to `pending` (`RECEIPTD_LEASE`).
-        public var lease: Double
+        package var lease: Double
         /// On SIGTERM, how long requests in flight may finish (`RECEIPTD_SHUTDOWN_GRACE`).
-        public var shutdownGrace: Double
+        package var shutdownGrace: Double
         /// Most jobs one claim statement takes.
-        public var claimBatchSize: Int
+        package var claimBatchSize: Int
         /// Database connections for claiming and recording (the listener has its own; `RECEIPTD_DB_CONNECTIONS`).
-        public var databaseConnections: Int
+        package var databaseConnections: Int
         /// Finished jobs and their attempts older than this many seconds are deleted (`RECEIPTD_RETENTION`).
-        public var retention: Double
+        package var retention: Double
         /// Most jobs one retention pass deletes; small, so it never holds locks for long.
-        public var retentionBatch: Int
+        package var retentionBatch: Int
         /// When Apple is failing, claiming pauses.
-        public var circuitBreaker: CircuitBreaker.Configuration
+        package var circuitBreaker: CircuitBreaker.Configuration
 
         /// What verified answers deliver under these settings.
         var planner: DeliveryPlanner {
@@ -42,7 +42,7 @@ extension ReceiptDaemon {
         }
 
         /// Creates a configuration with the documented defaults.
-        public init(
+        package init(
             concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
             pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String = "", sandbox: SandboxPolicy = .accept,
             lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 8,

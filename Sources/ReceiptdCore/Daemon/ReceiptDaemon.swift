@@ -6,7 +6,7 @@ import ServiceLifecycle
 ///
 /// All its work lives in `run()`: a listener, a ticker (poll, heartbeat, lease reclaim) and the
 /// dispatcher loop that owns the set of jobs in flight.
-public final class ReceiptDaemon: Service {
+package final class ReceiptDaemon: Service {
     private let configuration: Configuration
     private let connectionString: String
     private let store: JobStore
@@ -24,7 +24,7 @@ public final class ReceiptDaemon: Service {
     let pausedAPIs: PausedAPIsPublisher
 
     /// Creates a daemon; nothing connects until `run()`.
-    public init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
+    package init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
                 storeKit: StoreKitConfiguration = StoreKitConfiguration(), googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
                 logger: Logger, metrics: ReceiptdMetrics = ReceiptdMetrics()) {
         let identity = DaemonIdentity.make()
@@ -92,19 +92,19 @@ public final class ReceiptDaemon: Service {
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`). Run them in the same service group.
-    public let companions: [any Service]
+    package let companions: [any Service]
 
     /// This daemon's `locked_by` value.
-    public var identity: String { store.owner }
+    package var identity: String { store.owner }
 
     /// Returns once the database has answered and `LISTEN` is up (or when the calling task is cancelled).
     ///
     /// This is the moment to tell systemd `READY=1`: from now on no enqueued job goes unnoticed.
-    public func waitUntilReady() async { await readiness.wait() }
+    package func waitUntilReady() async { await readiness.wait() }
 
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
-    public func run() async throws {
+    package func run() async throws {
         guard try await schemaIsCurrent() else { return }
         let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
         let wake = WakeSignal(events: sink)

@@ -1,15 +1,15 @@
 /// A session holding a session-level advisory lock, as `pg_locks` and `pg_stat_activity` show it: what an
 /// operator needs to find the session (and end it with `pg_terminate_backend`).
-public struct AdvisoryLockHolder: Sendable, Codable, Equatable, CustomStringConvertible {
+package struct AdvisoryLockHolder: Sendable, Codable, Equatable, CustomStringConvertible {
     /// The backend's process id.
-    public var pid: Int
+    package var pid: Int
     /// The role it logged in as.
-    public var user: String?
+    package var user: String?
     /// Its `application_name`.
-    public var applicationName: String?
+    package var applicationName: String?
 
     /// `pid 123, user receiptd_app, application_name "psql"`.
-    public var description: String {
+    package var description: String {
         "pid \(pid), user \(user ?? "?"), application_name \"\((applicationName ?? "").terminalSafe)\""
     }
 
@@ -38,7 +38,7 @@ public struct AdvisoryLockHolder: Sendable, Codable, Equatable, CustomStringConv
     }
 
     /// Creates a holder from values.
-    public init(pid: Int, user: String?, applicationName: String?) {
+    package init(pid: Int, user: String?, applicationName: String?) {
         self.pid = pid
         self.user = user
         self.applicationName = applicationName

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A small pool of `PostgresConnection`s, opened on demand and dropped when they break.
-public actor DatabasePool {
+package actor DatabasePool {
     private let connectionString: String
     private let maximumConnections: Int
     private let sessionSettings: [(name: String, value: String)]
@@ -12,14 +12,14 @@ public actor DatabasePool {
 
     /// Creates a pool; no connection is opened until one is needed. Each new connection sets `sessionSettings`
     /// (run-time parameters, as `set_config` takes them) before it is used.
-    public init(connectionString: String, maximumConnections: Int, sessionSettings: [(name: String, value: String)] = []) {
+    package init(connectionString: String, maximumConnections: Int, sessionSettings: [(name: String, value: String)] = []) {
         self.connectionString = connectionString
         self.maximumConnections = max(1, maximumConnections)
         self.sessionSettings = sessionSettings
     }
 
     /// Runs `body` with a connection to itself; a connection that fails with a connection error is closed, not reused.
-    public func withConnection<T: Sendable>(
+    package func withConnection<T: Sendable>(
         _ body: @Sendable (PostgresConnection) async throws -> T
     ) async throws -> T {
         let connection = try await checkOut()
@@ -37,18 +37,18 @@ public actor DatabasePool {
     }
 
     /// Runs a blocking session body on a pooled connection (see `PostgresConnection.withSession`).
-    public func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
+    package func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
         try await withConnection { try await $0.withSession(body) }
     }
 
     /// Runs one statement on a pooled connection.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult {
+    package func execute(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult {
         try await withSession { try $0.execute(sql, parameters) }
     }
 
     /// Closes every idle connection; connections in use close when they come back.
-    public func close() async {
+    package func close() async {
         isClosed = true
         let connections = idle
         idle.removeAll()

@@ -2,18 +2,18 @@ import CLibPQ
 import Foundation
 
 /// A `NOTIFY` received on a listening connection.
-public struct DatabaseNotification: Sendable, Equatable {
+package struct DatabaseNotification: Sendable, Equatable {
     /// The channel name.
-    public var channel: String
+    package var channel: String
     /// The payload text.
-    public var payload: String
+    package var payload: String
 }
 
 extension DatabaseSession {
     /// Waits up to `timeoutMilliseconds` for notifications on the connection's socket and returns those that arrived.
     ///
     /// Blocks its thread in `poll(2)`, which is why it only runs on the connection's own thread.
-    public func waitForNotifications(timeoutMilliseconds: Int32) throws -> [DatabaseNotification] {
+    package func waitForNotifications(timeoutMilliseconds: Int32) throws -> [DatabaseNotification] {
         var received = drainNotifications()
         guard received.isEmpty else { return received }
         let socket = PQsocket(handle)

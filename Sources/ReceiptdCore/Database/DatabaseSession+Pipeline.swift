@@ -1,14 +1,14 @@
 import CLibPQ
 
 /// One statement with its parameters, for ``DatabaseSession/pipeline(_:)``.
-public struct SQLStatement {
+package struct SQLStatement {
     /// The SQL text, with `$n` placeholders.
-    public var sql: String
+    package var sql: String
     /// Values for the placeholders.
-    public var parameters: [any SQLParameter]
+    package var parameters: [any SQLParameter]
 
     /// Creates a statement.
-    public init(_ sql: String, _ parameters: [any SQLParameter] = []) {
+    package init(_ sql: String, _ parameters: [any SQLParameter] = []) {
         self.sql = sql
         self.parameters = parameters
     }
@@ -19,7 +19,7 @@ extension DatabaseSession {
     ///
     /// The server runs them one after another; after the first that fails it skips the rest, and that
     /// failure is thrown. Inside `BEGIN`, the transaction is then aborted and needs a `ROLLBACK`.
-    public func pipeline(_ statements: [SQLStatement]) throws -> [QueryResult] {
+    package func pipeline(_ statements: [SQLStatement]) throws -> [QueryResult] {
         // Preparing is a round trip of its own, so it happens before the pipeline, once per connection.
         let names = try statements.map { statement -> String in
             guard let name = try prepared.name(for: statement.sql, parameterCount: statement.parameters.count, on: handle) else {

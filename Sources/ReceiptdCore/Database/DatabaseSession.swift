@@ -3,14 +3,14 @@ import Foundation
 
 /// Blocking access to one connection, valid only inside `PostgresConnection.withSession`,
 /// which runs it on the connection's own thread.
-public struct DatabaseSession {
+package struct DatabaseSession {
     let handle: OpaquePointer
     let prepared: PreparedStatements
 
     /// Runs one statement with its parameters bound by libpq, never spliced into the SQL. The statement
     /// is prepared on its first use on this connection and executed by name from then on.
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) throws -> QueryResult {
+    package func execute(_ sql: String, _ parameters: [any SQLParameter] = []) throws -> QueryResult {
         let name = try prepared.name(for: sql, parameterCount: parameters.count, on: handle)
         let result = Self.withParameterValues(parameters) { values, count in
             if let name { return PQexecPrepared(handle, name, count, values, nil, nil, 0) }
@@ -30,12 +30,12 @@ public struct DatabaseSession {
     }
 
     /// Runs a fixed, parameter-free script that may hold several statements (migrations only).
-    public func executeScript(_ sql: String) throws {
+    package func executeScript(_ sql: String) throws {
         _ = try Self.consume(PQexec(handle, sql), connection: handle)
     }
 
     /// Runs `body` inside `BEGIN … COMMIT`, rolling back when it throws.
-    public func transaction<T>(_ body: (DatabaseSession) throws -> T) throws -> T {
+    package func transaction<T>(_ body: (DatabaseSession) throws -> T) throws -> T {
         try execute("BEGIN")
         do {
             let value = try body(self)

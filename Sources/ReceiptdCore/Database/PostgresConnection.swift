@@ -6,7 +6,7 @@ import NIOPosix
 ///
 /// libpq calls block, so they never run on Swift's cooperative pool: every call hops to this
 /// connection's dedicated thread and the caller awaits a continuation.
-public final class PostgresConnection: @unchecked Sendable {
+package final class PostgresConnection: @unchecked Sendable {
     // Touched only on `thread`, which serialises all access.
     private var handle: OpaquePointer?
     private let prepared = PreparedStatements()
@@ -18,7 +18,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Opens a connection. `connectionString` is a libpq key/value string or URI; empty means libpq's defaults and `PG*` variables.
-    public static func connect(_ connectionString: String) async throws -> PostgresConnection {
+    package static func connect(_ connectionString: String) async throws -> PostgresConnection {
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
         do {
@@ -65,7 +65,7 @@ public final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Runs `body` on the connection's thread with exclusive use of the connection.
-    public func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
+    package func withSession<T: Sendable>(_ body: @escaping @Sendable (DatabaseSession) throws -> T) async throws -> T {
         try await Self.run(on: thread) { [self] in
             guard let handle else { throw PostgresError(kind: .connection, message: "connection is closed") }
             return try body(DatabaseSession(handle: handle, prepared: prepared))
@@ -74,17 +74,17 @@ public final class PostgresConnection: @unchecked Sendable {
 
     /// Runs one statement (see `DatabaseSession.execute`).
     @discardableResult
-    public func execute(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult {
+    package func execute(_ sql: String, _ parameters: [any SQLParameter] = []) async throws -> QueryResult {
         try await withSession { try $0.execute(sql, parameters) }
     }
 
     /// True while libpq considers the connection usable.
-    public func isHealthy() async -> Bool {
+    package func isHealthy() async -> Bool {
         (try? await Self.run(on: thread) { [self] in handle.map { PQstatus($0) == CONNECTION_OK } ?? false }) ?? false
     }
 
     /// Closes the connection and stops its thread.
-    public func close() async {
+    package func close() async {
         _ = try? await Self.run(on: thread) { [self] in
             if let handle { PQfinish(handle) }
             handle = nil

@@ -1,44 +1,44 @@
 /// The rows of one statement, in text format, copied out of libpq's result.
-public struct QueryResult: Sendable {
+package struct QueryResult: Sendable {
     /// Column names, in order.
-    public var columns: [String]
+    package var columns: [String]
     /// Each row's values; `nil` is SQL NULL.
-    public var rows: [[String?]]
+    package var rows: [[String?]]
     /// Rows the statement affected (`UPDATE`, `INSERT`, …), or the row count for `SELECT`.
-    public var affectedRows: Int
+    package var affectedRows: Int
 
     /// Creates a result.
-    public init(columns: [String], rows: [[String?]], affectedRows: Int) {
+    package init(columns: [String], rows: [[String?]], affectedRows: Int) {
         self.columns = columns
         self.rows = rows
         self.affectedRows = affectedRows
     }
 
     /// The first row, if any.
-    public var first: Row? { rows.isEmpty ? nil : Row(columns: columns, values: rows[0]) }
+    package var first: Row? { rows.isEmpty ? nil : Row(columns: columns, values: rows[0]) }
 
     /// Every row with access by column name.
-    public var namedRows: [Row] { rows.map { Row(columns: columns, values: $0) } }
+    package var namedRows: [Row] { rows.map { Row(columns: columns, values: $0) } }
 
     /// One row, read by column name.
-    public struct Row: Sendable {
+    package struct Row: Sendable {
         let columns: [String]
         let values: [String?]
 
         /// The raw text of a column, `nil` for NULL or an unknown column.
-        public subscript(_ name: String) -> String? {
+        package subscript(_ name: String) -> String? {
             guard let index = columns.firstIndex(of: name) else { return nil }
             return values[index]
         }
 
         /// A column as a string; throws when it is NULL or absent.
-        public func string(_ name: String) throws -> String {
+        package func string(_ name: String) throws -> String {
             guard let value = self[name] else { throw PostgresError(kind: .query, message: "column \(name) is NULL or missing") }
             return value
         }
 
         /// A column as an integer; throws when it is NULL, absent or not a number.
-        public func int(_ name: String) throws -> Int {
+        package func int(_ name: String) throws -> Int {
             guard let value = Int(try string(name)) else {
                 throw PostgresError(kind: .query, message: "column \(name) is not an integer")
             }
@@ -46,6 +46,6 @@ public struct QueryResult: Sendable {
         }
 
         /// A column as a boolean (`t`/`f`).
-        public func bool(_ name: String) throws -> Bool { try string(name) == "t" }
+        package func bool(_ name: String) throws -> Bool { try string(name) == "t" }
     }
 }

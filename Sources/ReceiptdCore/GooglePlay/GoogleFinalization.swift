@@ -1,6 +1,6 @@
 /// What Google must be told once a purchase is delivered, or it refunds the purchase after three days:
 /// `GOOGLE_PLAY_FINALIZE`.
-public enum GoogleFinalizeAction: String, Sendable, Codable, CaseIterable {
+package enum GoogleFinalizeAction: String, Sendable, Codable, CaseIterable {
     /// `purchases.products.acknowledge`: the purchase stays owned (non-consumables).
     case acknowledge
     /// `purchases.products.consume`: acknowledges and lets the player buy it again (consumables).
@@ -10,18 +10,18 @@ public enum GoogleFinalizeAction: String, Sendable, Codable, CaseIterable {
 }
 
 /// The call owed for one delivered Google purchase, written to `iap.google_finalizations` with its ledger row.
-public struct GoogleFinalization: Sendable, Equatable {
+package struct GoogleFinalization: Sendable, Equatable {
     /// The token the purchase was looked up with.
-    public var purchaseToken: String
+    package var purchaseToken: String
     /// The product it was looked up under.
-    public var productID: String
+    package var productID: String
     /// Acknowledge or consume.
-    public var action: GoogleFinalizeAction
+    package var action: GoogleFinalizeAction
     /// Seconds after delivery from which a call still owed shows in `iap.stuck_jobs`.
-    public var overdueSeconds: Double
+    package var overdueSeconds: Double
 
     /// Creates one.
-    public init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdueSeconds: Double = 3600) {
+    package init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdueSeconds: Double = 3600) {
         self.overdueSeconds = overdueSeconds
         self.purchaseToken = purchaseToken
         self.productID = productID

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// retries and backoff, whichever daemon delivered it and whether or not that daemon is still alive. A row is
 /// claimed for the daemon's lease, so a daemon that dies mid-call leaves it to the next; the lease is renewed
 /// row by row before each call, so a batch slower than one lease never has a row acknowledged twice.
-public final class GoogleFinalizer: Service {
+package final class GoogleFinalizer: Service {
     private let pool: DatabasePool
     private let client: GooglePlayClient
     private let owner: String
@@ -30,7 +30,7 @@ public final class GoogleFinalizer: Service {
     }
 
     /// Polls for owed calls until graceful shutdown; a call in flight finishes first.
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let owed = try await claim()

@@ -1,25 +1,25 @@
 /// Google Play settings: the service account, the app's package, the API, what to tell Google after delivery,
 /// and how often to look for voided purchases.
-public struct GooglePlayConfiguration: Sendable {
+package struct GooglePlayConfiguration: Sendable {
     /// `GOOGLE_SERVICE_ACCOUNT_FILE`, read at start; `nil` when unset or unreadable (see `unavailable`).
-    public var serviceAccount: GoogleServiceAccount? = nil
+    package var serviceAccount: GoogleServiceAccount? = nil
     /// `GOOGLE_PLAY_PACKAGE_NAME`.
-    public var packageName: String? = nil
+    package var packageName: String? = nil
     /// `GOOGLE_PLAY_API_URL`.
-    public var apiURL = "https://androidpublisher.googleapis.com"
+    package var apiURL = "https://androidpublisher.googleapis.com"
     /// `GOOGLE_PLAY_FINALIZE`.
-    public var finalize: GoogleFinalizeAction = .acknowledge
+    package var finalize: GoogleFinalizeAction = .acknowledge
     /// `GOOGLE_PLAY_VOIDED_INTERVAL`: how often one daemon polls `voidedpurchases.list`.
-    public var voidedInterval: Duration = .seconds(600)
+    package var voidedInterval: Duration = .seconds(600)
     /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: an acknowledgement still owed this long after delivery shows in
     /// `iap.stuck_jobs` and the `receiptd_google_finalizations_overdue` gauge.
-    public var finalizeOverdue: Duration = .seconds(3600)
+    package var finalizeOverdue: Duration = .seconds(3600)
     /// Why Google jobs cannot run now (a setting missing, the key file unreadable): they wait with this as
     /// `last_error`. Computed from the fields unless set.
-    public var problem: String? = nil
+    package var problem: String? = nil
 
     /// Creates a configuration with the defaults above.
-    public init() {}
+    package init() {}
 
     /// Why Google jobs must wait, or `nil` when they can run.
     var unavailable: String? {

@@ -3,22 +3,22 @@ import Foundation
 
 /// A Google Cloud service account's JSON key (`GOOGLE_SERVICE_ACCOUNT_FILE`): who it is, its RSA key, and where
 /// to trade an assertion for an access token. Its description never shows the key.
-public struct GoogleServiceAccount: Sendable, CustomStringConvertible {
+package struct GoogleServiceAccount: Sendable, CustomStringConvertible {
     /// `client_email`: the account, and the `iss` of its assertions.
-    public var clientEmail: String
+    package var clientEmail: String
     /// `private_key`, PKCS#8 RSA.
-    public var privateKey: _RSA.Signing.PrivateKey
+    package var privateKey: _RSA.Signing.PrivateKey
     /// `token_uri`: the OAuth 2.0 token endpoint (Google's, or a stand-in's).
-    public var tokenURI: String
+    package var tokenURI: String
 
     /// Why a key file cannot be used; never quotes the key.
-    public struct FormatError: Error, CustomStringConvertible {
+    package struct FormatError: Error, CustomStringConvertible {
         /// What is wrong.
-        public var description: String
+        package var description: String
     }
 
     /// Reads the JSON Google Cloud gives for a service-account key.
-    public init(json: Data) throws(FormatError) {
+    package init(json: Data) throws(FormatError) {
         guard let object = try? JSONSerialization.jsonObject(with: json), let fields = object as? [String: Any] else {
             throw FormatError(description: "is not a JSON object")
         }
@@ -39,5 +39,5 @@ public struct GoogleServiceAccount: Sendable, CustomStringConvertible {
     }
 
     /// Names the account, never the key.
-    public var description: String { "Google service account \(clientEmail)" }
+    package var description: String { "Google service account \(clientEmail)" }
 }

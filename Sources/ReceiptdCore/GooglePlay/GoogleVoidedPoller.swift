@@ -9,7 +9,7 @@ import ServiceLifecycle
 /// Each attempt is recorded on the package's `iap.google_voided_cursor` row (success, failure, a lock found
 /// held), so a poll that has not succeeded for a day shows in `iap.stuck_jobs` (`voided_poll_failing`) and a
 /// lock held elsewhere for over three intervals shows in `receiptd status`.
-public final class GoogleVoidedPoller: Service {
+package final class GoogleVoidedPoller: Service {
     private let connectionString: String
     private let client: GooglePlayClient
     private let interval: Duration
@@ -28,7 +28,7 @@ public final class GoogleVoidedPoller: Service {
     }
 
     /// Polls until graceful shutdown.
-    public func run() async throws {
+    package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(connectionString)

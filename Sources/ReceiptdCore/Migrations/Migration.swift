@@ -2,13 +2,13 @@
 ///
 /// Once applied to a database it must never change: `iap.schema_migrations` keeps its checksum, and
 /// `receiptd migrate` refuses a database whose recorded checksum differs from the file's.
-public struct Migration: Sendable {
+package struct Migration: Sendable {
     /// The number in the file name (`0002_hardening.sql` is 2); migrations run in this order.
-    public let version: Int
+    package let version: Int
     /// The rest of the file name (`hardening`).
-    public let name: String
+    package let name: String
     /// The file's SQL.
-    public let sql: String
+    package let sql: String
 
     init(version: Int, name: String, bytes: [UInt8]) {
         self.version = version
@@ -18,7 +18,7 @@ public struct Migration: Sendable {
 
     /// Every migration this binary knows, in order. A new file in `sql/migrations/` is added here and to
     /// `Package.swift`'s resources (a test checks that the folder and this list agree).
-    public static let all: [Migration] = [
+    package static let all: [Migration] = [
         // SwiftPM names an embedded file after its name with the first character made `_` when it is a digit.
         Migration(version: 1, name: "initial", bytes: PackageResources._001_initial_sql),
         Migration(version: 2, name: "hardening", bytes: PackageResources._002_hardening_sql),
@@ -32,5 +32,5 @@ public struct Migration: Sendable {
     ]
 
     /// The schema version this binary's daemon needs.
-    public static var latestVersion: Int { all.last?.version ?? 0 }
+    package static var latestVersion: Int { all.last?.version ?? 0 }
 }

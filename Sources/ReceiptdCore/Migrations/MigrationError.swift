@@ -1,5 +1,5 @@
 /// Why a database's schema cannot be migrated, or cannot be used by this daemon.
-public enum MigrationError: Error, Equatable, CustomStringConvertible {
+package enum MigrationError: Error, Equatable, CustomStringConvertible {
     /// The file of an applied migration was edited afterwards.
     case checksumMismatch(version: Int, name: String)
     /// A newer receiptd migrated the database further than this binary knows.
@@ -11,7 +11,7 @@ public enum MigrationError: Error, Equatable, CustomStringConvertible {
     case lockHeld(waitedSeconds: Double, holders: [String])
 
     /// What happened and what to do.
-    public var description: String {
+    package var description: String {
         switch self {
         case .checksumMismatch(let version, let name):
             "migration \(version) (\(name)) was changed after this database applied it (checksum mismatch); "

@@ -1,16 +1,16 @@
 /// One line of `receiptd migrate --status`.
-public struct MigrationStatus: Sendable, Equatable, Codable {
+package struct MigrationStatus: Sendable, Equatable, Codable {
     /// The migration's number.
-    public var version: Int
+    package var version: Int
     /// Its name.
-    public var name: String
+    package var name: String
     /// When it was applied (ISO-8601, UTC); `nil` while pending.
-    public var appliedAt: String?
+    package var appliedAt: String?
     /// False when the database recorded another checksum for it than this binary's file has.
-    public var checksumMatches: Bool
+    package var checksumMatches: Bool
     /// False for a migration a newer receiptd applied.
-    public var knownToThisBinary: Bool
+    package var knownToThisBinary: Bool
 
     /// Whether the database has it.
-    public var isApplied: Bool { appliedAt != nil }
+    package var isApplied: Bool { appliedAt != nil }
 }

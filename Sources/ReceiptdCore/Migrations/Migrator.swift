@@ -5,15 +5,15 @@ import Foundation
 /// and grants, which hold no data and are replaced on every run). An advisory lock makes concurrent runs
 /// wait for each other, for a bounded time: any role can take that lock, and a session that keeps it must
 /// not make `migrate` hang.
-public enum Migrator {
+package enum Migrator {
     /// `sql/routines.sql` as it was when this binary was built.
-    public static var routinesSQL: String { String(decoding: PackageResources.routines_sql, as: UTF8.self) }
+    package static var routinesSQL: String { String(decoding: PackageResources.routines_sql, as: UTF8.self) }
 
     /// Any constant works as long as every receiptd uses the same one.
     package static let lockKey = Int64(0x5245_4345_4950_5444)
 
     /// How long `migrate` waits for another session's migration lock by default (`receiptd migrate --lock-wait`).
-    public static let defaultLockWait: Duration = .seconds(60)
+    package static let defaultLockWait: Duration = .seconds(60)
 
     /// Applies every pending migration and the routines. Running it again changes nothing.
     ///
@@ -22,7 +22,7 @@ public enum Migrator {
     /// version 1 and moves on from there. Throws `MigrationError` for a database changed by a newer receiptd,
     /// whose recorded checksum differs from this binary's file, or whose migration lock another session held
     /// for all of `lockWait` (the error names that session); nothing is changed then.
-    public static func migrate(_ connection: PostgresConnection, lockWait: Duration = defaultLockWait) async throws {
+    package static func migrate(_ connection: PostgresConnection, lockWait: Duration = defaultLockWait) async throws {
         try await migrate(connection, upTo: Migration.latestVersion, lockWait: lockWait)
     }
 
@@ -75,7 +75,7 @@ public enum Migrator {
 
     /// Each migration this binary knows, applied or pending, then any the database has that this binary does
     /// not know. Reads only; a database without `iap.schema_migrations` has everything pending.
-    public static func status(_ connection: PostgresConnection) async throws -> [MigrationStatus] {
+    package static func status(_ connection: PostgresConnection) async throws -> [MigrationStatus] {
         try await connection.withSession { session in
             let records = try records(session)
             let checksums = try checksums(session)
@@ -93,7 +93,7 @@ public enum Migrator {
     }
 
     /// The highest migration the database has applied; 0 when it has none (or no `iap.schema_migrations`).
-    public static func schemaVersion(_ connection: PostgresConnection) async throws -> Int {
+    package static func schemaVersion(_ connection: PostgresConnection) async throws -> Int {
         try await connection.withSession { session in try records(session).keys.max() ?? 0 }
     }
 

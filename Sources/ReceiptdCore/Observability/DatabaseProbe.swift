@@ -8,19 +8,19 @@ import Synchronization
 /// Each check opens a short connection of its own on NIO's shared blocking pool (libpq blocks, so not on
 /// Swift's cooperative pool) and the caller waits at most `timeout`. While an earlier check is still
 /// stuck on a hung server, a new one answers "not ready" at once instead of piling up threads.
-public final class DatabaseProbe: Sendable {
+package final class DatabaseProbe: Sendable {
     private let connectionString: String
     private let timeout: Duration
     private let busy = Mutex(false)
 
     /// Creates a probe; `connectionString` as for `DATABASE_URL`.
-    public init(connectionString: String, timeout: Duration = .seconds(2)) {
+    package init(connectionString: String, timeout: Duration = .seconds(2)) {
         self.connectionString = connectionString
         self.timeout = timeout
     }
 
     /// True when `SELECT 1` succeeded within the timeout.
-    public func check() async -> Bool {
+    package func check() async -> Bool {
         let claimed = busy.withLock { busy in
             defer { busy = true }
             return !busy

@@ -7,23 +7,23 @@ import Logging
 /// Metadata is flattened into top-level string fields (`order_id`, `job_id`, `attempt`, …), nested
 /// dictionaries as `outer.inner`. A metadata key that would shadow one of the fixed fields is
 /// written as `metadata.<key>` instead, so every line stays a valid object with unique keys.
-public struct JSONLogHandler: LogHandler {
+package struct JSONLogHandler: LogHandler {
     /// The fields every line starts with, in this order.
     static let fixedFields: Set<String> = ["timestamp", "level", "label", "message"]
 
     /// The logger's label.
-    public let label: String
+    package let label: String
     /// Lines below this level are dropped (by `Logger`, before they reach the handler).
-    public var logLevel: Logger.Level
+    package var logLevel: Logger.Level
     /// Metadata set on the logger itself.
-    public var metadata: Logger.Metadata = [:]
+    package var metadata: Logger.Metadata = [:]
     /// Adds contextual metadata to every line.
-    public var metadataProvider: Logger.MetadataProvider?
+    package var metadataProvider: Logger.MetadataProvider?
     private let sink: LogSink
     private let clock: @Sendable () -> Date
 
     /// Creates a handler writing to `sink` (standard output by default); `clock` is for tests.
-    public init(label: String, logLevel: Logger.Level = .info, sink: LogSink = .standardOutput,
+    package init(label: String, logLevel: Logger.Level = .info, sink: LogSink = .standardOutput,
                 metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider,
                 clock: @escaping @Sendable () -> Date = { Date() }) {
         self.label = label
@@ -34,13 +34,13 @@ public struct JSONLogHandler: LogHandler {
     }
 
     /// Gets or sets one metadata value of the logger.
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
     /// Writes the event as one JSON line.
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         // Precedence, lowest first: logger metadata, provider, the call's own metadata.
         var merged = metadata
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }

@@ -7,19 +7,19 @@ import Darwin
 #endif
 
 /// Where a log handler puts its finished lines; each call gets one whole line, newline included.
-public struct LogSink: Sendable {
+package struct LogSink: Sendable {
     private let writeLine: @Sendable (String) -> Void
 
     /// A sink that hands every line to `write` (tests collect them this way).
-    public init(_ write: @escaping @Sendable (String) -> Void) {
+    package init(_ write: @escaping @Sendable (String) -> Void) {
         self.writeLine = write
     }
 
     /// Writes one line.
-    public func write(_ line: String) { writeLine(line) }
+    package func write(_ line: String) { writeLine(line) }
 
     /// Standard output. One lock around each line, so lines from many threads never interleave.
-    public static let standardOutput = LogSink { line in
+    package static let standardOutput = LogSink { line in
         outputLock.withLock { _ in
             var line = line
             line.withUTF8 { writeAll($0, to: STDOUT_FILENO) }

@@ -2,28 +2,28 @@ import Foundation
 
 extension MetricsServer {
     /// Where the endpoint listens (`RECEIPTD_METRICS_ADDR`), and how many connections it serves for how long.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// Host or IP address to bind; `0.0.0.0` or `::` for every interface.
-        public var host: String
+        package var host: String
         /// TCP port; 0 picks a free one (tests).
-        public var port: Int
+        package var port: Int
         /// Connections open at once; one more is closed as soon as it is accepted.
-        public var maxConnections = 32
+        package var maxConnections = 32
         /// How long a connection may take to send a whole request, counted from when it opened and again
         /// from the end of each answer; then it is closed. Bounds idle, keep-alive and slowly dripped connections.
-        public var requestTimeout: Duration = .seconds(5)
+        package var requestTimeout: Duration = .seconds(5)
 
         /// Creates a configuration; the default is loopback only, port 9464.
-        public init(host: String = "127.0.0.1", port: Int = 9464) {
+        package init(host: String = "127.0.0.1", port: Int = 9464) {
             self.host = host
             self.port = port
         }
 
         /// `host:port`, with brackets around an IPv6 address.
-        public var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+        package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
         /// Parses `host:port`, `[ipv6]:port` or `:port` (every interface); nil when malformed.
-        public init?(address: String) {
+        package init?(address: String) {
             let text = address.trimmingCharacters(in: .whitespaces)
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
                   (0...65_535).contains(port) else { return nil }

@@ -9,7 +9,7 @@ import Synchronization
 /// Serves `/metrics` (Prometheus text), `/healthz` (the process runs) and `/readyz` (the database answers).
 ///
 /// A `Service`: `run()` binds, serves until graceful shutdown or cancellation, then closes every connection.
-public final class MetricsServer: Service, Sendable, CustomStringConvertible {
+package final class MetricsServer: Service, Sendable, CustomStringConvertible {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
 
     private let configuration: Configuration
@@ -24,7 +24,7 @@ public final class MetricsServer: Service, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - registry: what `/metrics` exports.
     ///   - readiness: `/readyz` answers 200 when it returns true, 503 otherwise.
-    public init(configuration: Configuration = .init(), registry: PrometheusCollectorRegistry, logger: Logger,
+    package init(configuration: Configuration = .init(), registry: PrometheusCollectorRegistry, logger: Logger,
                 readiness: @escaping @Sendable () async -> Bool) {
         self.configuration = configuration
         self.registry = registry
@@ -33,16 +33,16 @@ public final class MetricsServer: Service, Sendable, CustomStringConvertible {
     }
 
     /// Short, for ServiceLifecycle's log lines.
-    public var description: String { "MetricsServer(\(configuration.address))" }
+    package var description: String { "MetricsServer(\(configuration.address))" }
 
     /// The bound port once `run()` is listening (useful with port 0); nil if binding failed.
-    public func port() async -> Int? {
+    package func port() async -> Int? {
         await listening.wait()
         return boundPort.withLock { $0 }
     }
 
     /// Binds and serves until graceful shutdown or cancellation.
-    public func run() async throws {
+    package func run() async throws {
         let server: NIOAsyncChannel<Connection, Never>
         do {
             server = try await bind()

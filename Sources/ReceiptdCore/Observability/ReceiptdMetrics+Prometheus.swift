@@ -4,7 +4,7 @@ import Synchronization
 
 extension ReceiptdMetrics {
     /// A Prometheus factory on `registry`, with the buckets these metrics need.
-    public static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
+    package static func prometheusFactory(registry: PrometheusCollectorRegistry) -> PrometheusMetricsFactory {
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.durationHistogramBuckets[Name.appleRequestDuration] = appleRequestBuckets
         return factory
@@ -15,7 +15,7 @@ extension ReceiptdMetrics {
     ///
     /// swift-metrics allows one bootstrap per process, hence the latch. Tests use
     /// `ReceiptdMetrics(factory: prometheusFactory(registry:))` with a registry of their own instead.
-    public static func bootstrapPrometheus() -> PrometheusCollectorRegistry {
+    package static func bootstrapPrometheus() -> PrometheusCollectorRegistry {
         bootstrapped.withLock { registry in
             if let registry { return registry }
             let created = PrometheusCollectorRegistry()

@@ -4,35 +4,35 @@ import CoreMetrics
 /// factory it is given (the bootstrapped Prometheus one in production, a private registry in tests).
 ///
 /// Label values are small fixed vocabularies (states, outcomes, error classes), never ids.
-public struct ReceiptdMetrics: Sendable {
+package struct ReceiptdMetrics: Sendable {
     /// The Prometheus metric names.
-    public enum Name {
+    package enum Name {
         /// Counter: jobs taken by claim statements.
-        public static let jobsClaimed = "receiptd_jobs_claimed_total"
+        package static let jobsClaimed = "receiptd_jobs_claimed_total"
         /// Counter by `state` (`succeeded`, `failed`, …) and `outcome` (an `iap.outcome`, or `none`).
-        public static let jobsFinished = "receiptd_jobs_finished_total"
+        package static let jobsFinished = "receiptd_jobs_finished_total"
         /// Histogram by `environment`, `api`, `store` and `result`: seconds per store call.
-        public static let appleRequestDuration = "receiptd_apple_request_duration_seconds"
+        package static let appleRequestDuration = "receiptd_apple_request_duration_seconds"
         /// Counter by `error_class`: attempts that ended in a transient failure and will be retried.
-        public static let retries = "receiptd_retries_total"
+        package static let retries = "receiptd_retries_total"
         /// Gauge: Apple requests in flight in this process.
-        public static let jobsInFlight = "receiptd_jobs_in_flight"
+        package static let jobsInFlight = "receiptd_jobs_in_flight"
         /// Gauge (sampled): pending jobs whose `run_at` has passed.
-        public static let queueDue = "receiptd_queue_due_jobs"
+        package static let queueDue = "receiptd_queue_due_jobs"
         /// Gauge (sampled): seconds since the oldest due job became due; 0 when none is due.
-        public static let queueOldestDueAge = "receiptd_queue_oldest_due_age_seconds"
+        package static let queueOldestDueAge = "receiptd_queue_oldest_due_age_seconds"
         /// Counter: database connections re-established after a loss.
-        public static let databaseReconnects = "receiptd_database_reconnects_total"
+        package static let databaseReconnects = "receiptd_database_reconnects_total"
         /// Gauge: delivered Google purchases whose acknowledgement is still owed past `GOOGLE_PLAY_FINALIZE_OVERDUE`.
-        public static let googleFinalizationsOverdue = "receiptd_google_finalizations_overdue"
+        package static let googleFinalizationsOverdue = "receiptd_google_finalizations_overdue"
         /// Counter by `action` and `result` (`ok`, `failed`): acknowledge and consume calls to Google.
-        public static let googleFinalizations = "receiptd_google_finalizations_total"
+        package static let googleFinalizations = "receiptd_google_finalizations_total"
         /// Gauge by `api` and `store`: 1 while claims skip the jobs that need that store API (its breaker is open).
-        public static let storeAPIPaused = "receiptd_store_api_paused"
+        package static let storeAPIPaused = "receiptd_store_api_paused"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
-    public static let appleRequestBuckets: [Duration] = [
+    package static let appleRequestBuckets: [Duration] = [
         .milliseconds(50), .milliseconds(100), .milliseconds(250), .milliseconds(500), .seconds(1),
         .milliseconds(2500), .seconds(5), .seconds(10), .seconds(20), .seconds(30),
     ]
@@ -45,7 +45,7 @@ public struct ReceiptdMetrics: Sendable {
     private let reconnects: Counter
 
     /// Creates the metrics on `factory`; by default the one `MetricsSystem` was bootstrapped with.
-    public init(factory: any MetricsFactory = MetricsSystem.factory) {
+    package init(factory: any MetricsFactory = MetricsSystem.factory) {
         self.factory = factory
         claimed = Counter(label: Name.jobsClaimed, factory: factory)
         inFlight = Meter(label: Name.jobsInFlight, factory: factory)
@@ -55,19 +55,19 @@ public struct ReceiptdMetrics: Sendable {
     }
 
     /// A claim statement took `count` jobs.
-    public func jobsClaimed(_ count: Int) {
+    package func jobsClaimed(_ count: Int) {
         guard count > 0 else { return }
         claimed.increment(by: count)
     }
 
     /// A job left `running` for good: its final `state`, and the order's outcome if one was recorded.
-    public func jobFinished(state: JobState, outcome: OrderOutcome? = nil) {
+    package func jobFinished(state: JobState, outcome: OrderOutcome? = nil) {
         Counter(label: Name.jobsFinished, dimensions: [("state", state.rawValue), ("outcome", outcome?.rawValue ?? "none")],
                 factory: factory).increment()
     }
 
     /// One call to `api` took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
-    public func appleRequest(environment: AppleEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
+    package func appleRequest(environment: AppleEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
         Timer(label: Name.appleRequestDuration,
               dimensions: [("environment", environment.rawValue.lowercased()), ("api", api.rawValue), ("store", api.store.rawValue),
                            ("result", failure?.rawValue ?? "ok")],
@@ -75,41 +75,41 @@ public struct ReceiptdMetrics: Sendable {
     }
 
     /// Whether claims skip the jobs that need `api` (its circuit breaker is open).
-    public func storeAPIPaused(_ api: StoreAPI, _ paused: Bool) {
+    package func storeAPIPaused(_ api: StoreAPI, _ paused: Bool) {
         Meter(label: Name.storeAPIPaused, dimensions: [("api", api.rawValue), ("store", api.store.rawValue)], factory: factory)
             .set(paused ? 1 : 0)
     }
 
     /// An attempt failed transiently with `errorClass` and the job will be retried.
-    public func retry(errorClass: ErrorClass) {
+    package func retry(errorClass: ErrorClass) {
         Counter(label: Name.retries, dimensions: [("error_class", errorClass.rawValue)], factory: factory).increment()
     }
 
     /// Sets the number of Apple requests in flight.
-    public func setInFlight(_ count: Int) { inFlight.set(count) }
+    package func setInFlight(_ count: Int) { inFlight.set(count) }
 
     /// One more Apple request in flight.
-    public func inFlightIncrement() { inFlight.increment() }
+    package func inFlightIncrement() { inFlight.increment() }
 
     /// One Apple request fewer in flight.
-    public func inFlightDecrement() { inFlight.decrement() }
+    package func inFlightDecrement() { inFlight.decrement() }
 
     /// A sample of the queue: jobs due now, and how long the oldest of them has waited.
-    public func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
+    package func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
         due.set(count)
         oldestDueAge.set(max(0, oldestDueAgeSeconds))
     }
 
     /// A lost database connection was re-established.
-    public func databaseReconnect() { reconnects.increment() }
+    package func databaseReconnect() { reconnects.increment() }
 
     /// Sets how many Google acknowledgements are overdue.
-    public func googleFinalizationsOverdue(_ count: Int) {
+    package func googleFinalizationsOverdue(_ count: Int) {
         Meter(label: Name.googleFinalizationsOverdue, factory: factory).set(count)
     }
 
     /// Counts one acknowledge or consume call.
-    public func googleFinalization(action: GoogleFinalizeAction, succeeded: Bool) {
+    package func googleFinalization(action: GoogleFinalizeAction, succeeded: Bool) {
         Counter(label: Name.googleFinalizations, dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
                 factory: factory).increment()
     }

@@ -1,7 +1,7 @@
 /// What `receiptd cancel` did.
-public struct CancelResult: Sendable, Codable, Equatable {
+package struct CancelResult: Sendable, Codable, Equatable {
     /// The order whose job was cancelled.
-    public var orderID: String
+    package var orderID: String
     /// The job now `cancelled`.
-    public var jobID: Int64
+    package var jobID: Int64
 }

@@ -1,18 +1,18 @@
 /// The arguments of `iap.enqueue_receipt`, as `receiptd enqueue` takes them.
-public struct EnqueueRequest: Sendable, Equatable {
+package struct EnqueueRequest: Sendable, Equatable {
     /// The game's order id.
-    public var orderID: String
+    package var orderID: String
     /// The paying user.
-    public var userID: String
+    package var userID: String
     /// The product bought.
-    public var productID: String
+    package var productID: String
     /// Units ordered.
-    public var quantity: Int
+    package var quantity: Int
     /// Base64 receipt data; whitespace anywhere in it (line wrapping, a trailing newline) is removed.
-    public var receiptData: String
+    package var receiptData: String
 
     /// Creates a request.
-    public init(orderID: String, userID: String, productID: String, quantity: Int = 1, receiptData: String) {
+    package init(orderID: String, userID: String, productID: String, quantity: Int = 1, receiptData: String) {
         self.orderID = orderID
         self.userID = userID
         self.productID = productID

@@ -1,7 +1,7 @@
 /// What `receiptd enqueue` got back from `iap.enqueue_receipt`.
-public struct EnqueueResult: Sendable, Codable, Equatable {
+package struct EnqueueResult: Sendable, Codable, Equatable {
     /// The order.
-    public var orderID: String
+    package var orderID: String
     /// The job id `enqueue_receipt` returned: the new job, the running job with the same receipt, or a full order's last job.
-    public var jobID: Int64
+    package var jobID: Int64
 }

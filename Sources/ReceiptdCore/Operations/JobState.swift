@@ -1,5 +1,5 @@
 /// The values of `iap.jobs.state`.
-public enum JobState: String, Sendable, Codable, CaseIterable {
+package enum JobState: String, Sendable, Codable, CaseIterable {
     /// Waiting for its first try, or for its next retry at `run_at`.
     case pending
     /// Claimed by a daemon, which is asking Apple.

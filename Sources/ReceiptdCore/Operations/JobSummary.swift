@@ -1,27 +1,27 @@
 /// One line of `receiptd jobs`.
-public struct JobSummary: Sendable, Codable, Equatable {
+package struct JobSummary: Sendable, Codable, Equatable {
     /// `iap.jobs.id`.
-    public var id: Int64
+    package var id: Int64
     /// The job's order.
-    public var orderID: String
+    package var orderID: String
     /// The order's user.
-    public var userID: String
+    package var userID: String
     /// The order's product.
-    public var productID: String
+    package var productID: String
     /// The job's state.
-    public var state: JobState
+    package var state: JobState
     /// Attempts so far.
-    public var attempts: Int
+    package var attempts: Int
     /// The order's outcome, if settled.
-    public var outcome: String?
+    package var outcome: String?
     /// When the job was created (ISO-8601, UTC; so are the other times).
-    public var createdAt: String
+    package var createdAt: String
     /// When a pending job is due.
-    public var runAt: String
+    package var runAt: String
     /// When the job finished.
-    public var finishedAt: String?
+    package var finishedAt: String?
     /// The latest error.
-    public var lastError: String?
+    package var lastError: String?
 }
 
 extension JobSummary {

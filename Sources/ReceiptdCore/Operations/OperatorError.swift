@@ -1,14 +1,14 @@
 import Foundation
 
 /// A refusal that an operator can act on, as opposed to a database or connection failure.
-public enum OperatorError: Error, CustomStringConvertible, Sendable, Equatable {
+package enum OperatorError: Error, CustomStringConvertible, Sendable, Equatable {
     /// No order or job matches what was asked for.
     case notFound(String)
     /// The order is in no state for it: already full, already has an active job, nothing to cancel, bad input.
     case refused(String)
 
     /// The message for stderr.
-    public var description: String {
+    package var description: String {
         switch self {
         case .notFound(let message), .refused(let message): message
         }

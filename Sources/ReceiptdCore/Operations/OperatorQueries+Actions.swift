@@ -1,7 +1,7 @@
 extension OperatorQueries {
     /// The order a `JOB|ORDER` argument names: a number that is a job id means that job's order,
     /// anything else (or a number that is no job id) an order id. Throws `OperatorError.notFound`.
-    public func orderID(for reference: String) async throws -> String {
+    package func orderID(for reference: String) async throws -> String {
         if let jobID = Int64(reference),
            let order = try await connection.execute("SELECT order_id FROM iap.jobs WHERE id = $1", [jobID]).first?["order_id"] {
             return order
@@ -15,13 +15,13 @@ extension OperatorQueries {
 
     /// `iap.retry_order`: a fresh pending job with the latest receipt for the order `reference` names.
     /// Throws `OperatorError.refused` when the order is full or already has an active job.
-    public func retry(_ reference: String) async throws -> RetryResult {
+    package func retry(_ reference: String) async throws -> RetryResult {
         try await retryOrder(try await orderID(for: reference))
     }
 
     /// A fresh job for every order whose outcome became `failed` or `invalid` since `since`, each in its own
     /// transaction; orders the database refuses (an active job, say) are listed as skipped.
-    public func retryFailed(since: TimeBound) async throws -> BulkRetryResult {
+    package func retryFailed(since: TimeBound) async throws -> BulkRetryResult {
         let orders = try await connection.execute("""
             SELECT order_id FROM iap.orders
             WHERE outcome IN ('failed', 'invalid')
@@ -40,7 +40,7 @@ extension OperatorQueries {
     }
 
     /// `iap.cancel_order` for the order `reference` names; throws `OperatorError.refused` when it has no active job.
-    public func cancel(_ reference: String) async throws -> CancelResult {
+    package func cancel(_ reference: String) async throws -> CancelResult {
         let order = try await orderID(for: reference)
         let cancelled = try await translatingRefusals {
             try await connection.withSession { session in
@@ -58,7 +58,7 @@ extension OperatorQueries {
     }
 
     /// `iap.enqueue_receipt`; throws `OperatorError.refused` when it rejects the input.
-    public func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
+    package func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let result = try await translatingRefusals {
             try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id", [
                 request.orderID, request.userID, request.productID, request.compactReceiptData, request.quantity,

@@ -1,6 +1,6 @@
 extension OperatorQueries {
     /// The order with every job, every attempt and every delivery; throws `OperatorError.notFound` for an unknown order.
-    public func show(orderID: String) async throws -> OrderDetail {
+    package func show(orderID: String) async throws -> OrderDetail {
         let rows = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")

@@ -1,7 +1,7 @@
 extension OperatorQueries {
     /// Unclaimed payments first seen since `since` (all when `nil`), newest first; with `includeAssigned`, also
     /// those already delivered to an order.
-    public func unclaimed(since: TimeBound?, includeAssigned: Bool) async throws -> [UnclaimedPayment] {
+    package func unclaimed(since: TimeBound?, includeAssigned: Bool) async throws -> [UnclaimedPayment] {
         let rows = try await connection.execute("""
             SELECT transaction_id, product_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment, user_id,
                    order_id, job_id, \(Self.utc("first_seen_at")) AS first_seen_at, assigned_order_id,
@@ -24,7 +24,7 @@ extension OperatorQueries {
     /// `iap.assign_payment`: delivers an unclaimed payment to `orderID` through the ledger. Throws
     /// `OperatorError.notFound` for an unknown payment or order, `.refused` when it is delivered already, the
     /// order is full, or the products differ.
-    public func assign(transactionID: String, to orderID: String) async throws -> AssignResult {
+    package func assign(transactionID: String, to orderID: String) async throws -> AssignResult {
         try await translatingRefusals {
             try await connection.withSession { session in
                 try session.transaction { session in

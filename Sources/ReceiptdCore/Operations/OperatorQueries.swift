@@ -2,16 +2,16 @@
 ///
 /// Every value goes to the server as a parameter. Reads need the `receiptd_operator` role; `retry` and
 /// `cancel` call its functions; `enqueue` needs only `receiptd_app`.
-public struct OperatorQueries: Sendable {
+package struct OperatorQueries: Sendable {
     /// How many stuck jobs `status()` lists by name.
-    public static let stuckListLimit = 20
+    package static let stuckListLimit = 20
     /// A daemon whose heartbeat is younger than this counts as alive (it beats every quarter lease, 15 s by default).
-    public static let aliveWithinSeconds = 60
+    package static let aliveWithinSeconds = 60
 
     let connection: PostgresConnection
 
     /// Uses `connection`; the caller opens and closes it.
-    public init(connection: PostgresConnection) {
+    package init(connection: PostgresConnection) {
         self.connection = connection
     }
 
@@ -21,7 +21,7 @@ public struct OperatorQueries: Sendable {
     }
 
     /// The queue by state, retries of the last hour, stuck jobs and the count of recent failures, from one snapshot.
-    public func status() async throws -> QueueStatus {
+    package func status() async throws -> QueueStatus {
         let limit = Self.stuckListLimit
         return try await connection.withSession { session in
             try session.transaction { session in
@@ -103,7 +103,7 @@ public struct OperatorQueries: Sendable {
     }
 
     /// Jobs matching `filter`, newest first.
-    public func jobs(_ filter: JobFilter) async throws -> [JobSummary] {
+    package func jobs(_ filter: JobFilter) async throws -> [JobSummary] {
         let result = try await connection.execute("""
             SELECT j.id, j.order_id, o.user_id, o.product_id, j.state, j.attempts, o.outcome::text AS outcome,
                    \(Self.utc("j.created_at")) AS created_at, \(Self.utc("j.run_at")) AS run_at,

@@ -1,99 +1,99 @@
 /// What `receiptd show ORDER` shows: the order, each job with each of its attempts, and the ledger rows.
-public struct OrderDetail: Sendable, Codable, Equatable {
+package struct OrderDetail: Sendable, Codable, Equatable {
     /// The `iap.orders` row. Times are ISO-8601, UTC, throughout.
-    public struct Order: Sendable, Codable, Equatable {
+    package struct Order: Sendable, Codable, Equatable {
         /// `order_id`.
-        public var orderID: String
+        package var orderID: String
         /// The paying user.
-        public var userID: String
+        package var userID: String
         /// The product bought.
-        public var productID: String
+        package var productID: String
         /// Units ordered.
-        public var quantity: Int
+        package var quantity: Int
         /// Units delivered so far.
-        public var deliveredQuantity: Int
+        package var deliveredQuantity: Int
         /// `full`, `partial`, … or `nil` while unsettled.
-        public var outcome: String?
+        package var outcome: String?
         /// When the order was first enqueued.
-        public var createdAt: String
+        package var createdAt: String
         /// When the outcome was last set.
-        public var outcomeAt: String?
+        package var outcomeAt: String?
     }
 
     /// One `iap.jobs` row, oldest first.
-    public struct Job: Sendable, Codable, Equatable {
+    package struct Job: Sendable, Codable, Equatable {
         /// `iap.jobs.id`.
-        public var id: Int64
+        package var id: Int64
         /// What it verifies: a receipt or a StoreKit 2 transaction.
-        public var kind: JobKind
+        package var kind: JobKind
         /// The job's state.
-        public var state: JobState
+        package var state: JobState
         /// Attempts counted so far.
-        public var attempts: Int
+        package var attempts: Int
         /// The Apple environment of the final answer.
-        public var environment: String?
+        package var environment: String?
         /// When the job was created.
-        public var createdAt: String
+        package var createdAt: String
         /// When a pending job is due.
-        public var runAt: String
+        package var runAt: String
         /// When it last started running.
-        public var startedAt: String?
+        package var startedAt: String?
         /// When it finished.
-        public var finishedAt: String?
+        package var finishedAt: String?
         /// The latest error.
-        public var lastError: String?
+        package var lastError: String?
         /// The job that replaced it.
-        public var supersededBy: Int64?
+        package var supersededBy: Int64?
         /// The daemon running it.
-        public var lockedBy: String?
+        package var lockedBy: String?
         /// Its rows of `iap.attempts`, in order.
-        public var attemptLog: [Attempt]
+        package var attemptLog: [Attempt]
     }
 
     /// One `iap.attempts` row.
-    public struct Attempt: Sendable, Codable, Equatable {
+    package struct Attempt: Sendable, Codable, Equatable {
         /// 1 for the first attempt.
-        public var attempt: Int
+        package var attempt: Int
         /// `verified`, `retry`, `rejected` or `abandoned`.
-        public var result: String
+        package var result: String
         /// Apple's JSON status, if Apple answered with JSON.
-        public var appleStatus: Int?
+        package var appleStatus: Int?
         /// The HTTP status, if an HTTP answer came.
-        public var httpStatus: Int?
+        package var httpStatus: Int?
         /// The Apple environment that answered.
-        public var environment: String?
+        package var environment: String?
         /// How long the attempt took.
-        public var durationMs: Int
+        package var durationMs: Int
         /// `transport`, `http`, `garbled`, …
-        public var errorClass: String?
+        package var errorClass: String?
         /// What went wrong.
-        public var error: String?
+        package var error: String?
         /// The daemon that made it.
-        public var daemon: String?
+        package var daemon: String?
         /// When it finished.
-        public var finishedAt: String
+        package var finishedAt: String
     }
 
     /// One `iap.deliveries` row of this order.
-    public struct Delivery: Sendable, Codable, Equatable {
+    package struct Delivery: Sendable, Codable, Equatable {
         /// Apple's transaction id, the ledger key.
-        public var transactionID: String
+        package var transactionID: String
         /// The job whose receipt delivered it.
-        public var jobID: Int64?
+        package var jobID: Int64?
         /// Units applied to the order.
-        public var quantity: Int
+        package var quantity: Int
         /// When the purchase was made.
-        public var purchaseDate: String?
+        package var purchaseDate: String?
         /// `Production` or `Sandbox`.
-        public var environment: String?
+        package var environment: String?
         /// When it was delivered.
-        public var deliveredAt: String
+        package var deliveredAt: String
     }
 
     /// The order.
-    public var order: Order
+    package var order: Order
     /// Its jobs, oldest first.
-    public var jobs: [Job]
+    package var jobs: [Job]
     /// Its deliveries, oldest first.
-    public var deliveries: [Delivery]
+    package var deliveries: [Delivery]
 }

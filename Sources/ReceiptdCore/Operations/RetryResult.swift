@@ -1,7 +1,7 @@
 /// A fresh job made by `receiptd retry`.
-public struct RetryResult: Sendable, Codable, Equatable {
+package struct RetryResult: Sendable, Codable, Equatable {
     /// The order retried.
-    public var orderID: String
+    package var orderID: String
     /// The new pending job.
-    public var jobID: Int64
+    package var jobID: Int64
 }

@@ -4,9 +4,9 @@ import Foundation
 ///
 /// libpq quotes parts of a malformed connection string in its errors (`invalid percent-encoded token:
 /// "p%zzw0rd"`), so a message about a bad `DATABASE_URL` can carry its password.
-public enum SecretRedaction {
+package enum SecretRedaction {
     /// `message` with every password of `connectionString`, raw or percent-decoded, replaced by `***`.
-    public static func redact(_ message: String, connectionString: String) -> String {
+    package static func redact(_ message: String, connectionString: String) -> String {
         var redacted = message
         for secret in passwords(in: connectionString) where !secret.isEmpty {
             redacted = redacted.replacingOccurrences(of: secret, with: "***")
@@ -20,7 +20,7 @@ public enum SecretRedaction {
     /// The message for a connection string libpq cannot parse. libpq quotes the part it stumbled on, which can be
     /// the password or a piece of it whatever it holds (a `?`, `/` or `#` in a URI's password makes libpq split the
     /// URI elsewhere than meant), so every quoted part is masked rather than looked for.
-    public static func unparsable(_ libpqMessage: String) -> String {
+    package static func unparsable(_ libpqMessage: String) -> String {
         "cannot parse the connection string: " + maskingQuotes(libpqMessage).trimmingCharacters(in: .whitespacesAndNewlines)
             + " (in a URI, percent-encode @ : / ? # % in the user name and password)"
     }
@@ -29,7 +29,7 @@ public enum SecretRedaction {
     /// none). The password is masked as by ``redact(_:connectionString:)``; and when libpq read another password
     /// than the URI spells (a `/` in it ended the host part early), pieces of it may be quoted as a host, port or
     /// database name, so every quoted part is masked.
-    public static func connectionFailure(_ message: String, connectionString: String, parsedPassword: String?) -> String {
+    package static func connectionFailure(_ message: String, connectionString: String, parsedPassword: String?) -> String {
         var redacted = redact(message, connectionString: connectionString)
         if let parsedPassword, !parsedPassword.isEmpty {
             redacted = redacted.replacingOccurrences(of: parsedPassword, with: "***")

@@ -5,7 +5,7 @@ extension String {
     /// Tab, line feed and carriage return become `\t`, `\n` and `\r`; every other C0 control, DEL and
     /// the C1 controls (U+0080…U+009F) become `\u{1B}`-style escapes, as in a Swift string literal. A backslash
     /// becomes `\\`, so stored text cannot pass for an escape. Text without any of these is returned as it is.
-    public var terminalSafe: String {
+    package var terminalSafe: String {
         guard unicodeScalars.contains(where: Self.needsTerminalEscape) else { return self }
         var escaped = ""
         escaped.reserveCapacity(utf8.count + 8)

@@ -1,23 +1,23 @@
 import Foundation
 
 /// A `--since` value: an ISO-8601 instant, or a duration back from the database's clock.
-public enum TimeBound: Sendable, Equatable {
+package enum TimeBound: Sendable, Equatable {
     /// A fixed instant.
     case instant(Date)
     /// This many seconds before the database's `now()`, so the operator's clock does not matter.
     case secondsAgo(Int)
 
     /// Why a `--since` value could not be read.
-    public struct ParseError: Error, CustomStringConvertible, Sendable {
+    package struct ParseError: Error, CustomStringConvertible, Sendable {
         /// What is wrong, and what would be accepted.
-        public var description: String
+        package var description: String
     }
 
     private static let unitSeconds: [Character: Int] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
 
     /// Reads `90m`, `2h`, `7d` (also `s`, `w`), or an ISO-8601 time with a zone such as `2026-11-20T10:00:00Z`
     /// or a date such as `2026-11-20` (midnight UTC).
-    public init(parsing text: String) throws {
+    package init(parsing text: String) throws {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let unit = text.last, let seconds = Self.unitSeconds[unit],
            let count = Int(text.dropLast()), count >= 0, text.dropLast().allSatisfy(\.isASCII) {

@@ -3,23 +3,23 @@ import Foundation
 
 /// The App Store Connect API key the App Store Server API wants: `APPLE_ISSUER_ID`, `APPLE_KEY_ID` and the
 /// `.p8` private key of `APPLE_PRIVATE_KEY_FILE`. Its description never shows the key.
-public struct ServerAPICredentials: Sendable, CustomStringConvertible {
+package struct ServerAPICredentials: Sendable, CustomStringConvertible {
     /// The issuer id from App Store Connect (Users and Access → Integrations).
-    public var issuerID: String
+    package var issuerID: String
     /// The key's id.
-    public var keyID: String
+    package var keyID: String
     /// The private key (PKCS#8 P-256).
-    public var privateKey: P256.Signing.PrivateKey
+    package var privateKey: P256.Signing.PrivateKey
 
     /// Creates credentials.
-    public init(issuerID: String, keyID: String, privateKey: P256.Signing.PrivateKey) {
+    package init(issuerID: String, keyID: String, privateKey: P256.Signing.PrivateKey) {
         self.issuerID = issuerID
         self.keyID = keyID
         self.privateKey = privateKey
     }
 
     /// Reads the key from a `.p8` PEM; `nil` when it is not a P-256 private key.
-    public init?(issuerID: String, keyID: String, pem: String) {
+    package init?(issuerID: String, keyID: String, pem: String) {
         guard let key = try? P256.Signing.PrivateKey(pemRepresentation: pem) else { return nil }
         self.init(issuerID: issuerID, keyID: keyID, privateKey: key)
     }
@@ -41,5 +41,5 @@ public struct ServerAPICredentials: Sendable, CustomStringConvertible {
     static let tokenLifetimeSeconds: Int64 = 300
 
     /// Names the key without showing it.
-    public var description: String { "App Store Server API key \(keyID) of issuer \(issuerID)" }
+    package var description: String { "App Store Server API key \(keyID) of issuer \(issuerID)" }
 }

@@ -2,29 +2,29 @@ import X509
 
 /// How StoreKit 2 transactions are verified: the roots signed transactions must chain to, the App Store
 /// Server API for transaction ids, and whether receipts go to it too (and the roots their signatures chain to).
-public struct StoreKitConfiguration: Sendable {
+package struct StoreKitConfiguration: Sendable {
     /// Roots a signed transaction's chain must end in (`APPLE_ROOT_CA_FILE`; Apple Root CA - G3 by default).
-    public var trustedRoots: [Certificate] = [AppleRootCertificates.rootG3]
+    package var trustedRoots: [Certificate] = [AppleRootCertificates.rootG3]
     /// Roots an app receipt's PKCS#7 signature must chain to under `server_api` (`APPLE_RECEIPT_ROOT_CA_FILE`;
     /// Apple Inc. Root by default).
-    public var receiptRoots: [Certificate] = [AppleRootCertificates.appleIncRoot]
+    package var receiptRoots: [Certificate] = [AppleRootCertificates.appleIncRoot]
     /// The App Store Connect key; `nil` when not configured: transaction ids then cannot be looked up.
-    public var credentials: ServerAPICredentials? = nil
+    package var credentials: ServerAPICredentials? = nil
     /// `APPLE_SERVER_API_URL`.
-    public var serverAPIURL = "https://api.storekit.apple.com"
+    package var serverAPIURL = "https://api.storekit.apple.com"
     /// `APPLE_SERVER_API_SANDBOX_URL`.
-    public var serverAPISandboxURL = "https://api.storekit-sandbox.apple.com"
+    package var serverAPISandboxURL = "https://api.storekit-sandbox.apple.com"
     /// Requests per second to the Server API for all daemons together (`APPLE_SERVER_API_RATE`).
-    public var serverAPIRate = 50
+    package var serverAPIRate = 50
     /// How receipt jobs are verified (`RECEIPTD_RECEIPT_VERIFIER`): verifyReceipt, or the Server API's transaction
     /// history, which needs `credentials`.
-    public var receiptVerifier = ReceiptVerifierChoice.verifyReceipt
+    package var receiptVerifier = ReceiptVerifierChoice.verifyReceipt
     /// Whether a transaction id looked up without the order's app account token may pay it
     /// (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`; `reject` by default).
-    public var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
+    package var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
 
     /// Creates a configuration with the defaults above.
-    public init(trustedRoots: [Certificate] = [AppleRootCertificates.rootG3], credentials: ServerAPICredentials? = nil,
+    package init(trustedRoots: [Certificate] = [AppleRootCertificates.rootG3], credentials: ServerAPICredentials? = nil,
                 serverAPIURL: String = "https://api.storekit.apple.com",
                 serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com", serverAPIRate: Int = 50,
                 receiptVerifier: ReceiptVerifierChoice = .verifyReceipt,

@@ -3,7 +3,7 @@ import Synchronization
 /// A one-way latch: `wait()` returns once `fire()` has been called, or when the waiting task is cancelled.
 ///
 /// Firing again is harmless, so a component that becomes ready after every reconnect may simply fire each time.
-public final class ReadinessSignal: Sendable {
+package final class ReadinessSignal: Sendable {
     private struct State {
         var fired = false
         var nextWaiter: UInt64 = 0
@@ -13,13 +13,13 @@ public final class ReadinessSignal: Sendable {
     private let state = Mutex(State())
 
     /// Creates an unfired signal.
-    public init() {}
+    package init() {}
 
     /// True once `fire()` has been called.
-    public var isFired: Bool { state.withLock { $0.fired } }
+    package var isFired: Bool { state.withLock { $0.fired } }
 
     /// Fires the signal and releases every waiter.
-    public func fire() {
+    package func fire() {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.fired = true
             defer { state.waiters = [:] }
@@ -29,7 +29,7 @@ public final class ReadinessSignal: Sendable {
     }
 
     /// Suspends until the signal fires or the task is cancelled; check `isFired` to tell which.
-    public func wait() async {
+    package func wait() async {
         let id = state.withLock { state -> UInt64 in
             state.nextWaiter += 1
             return state.nextWaiter

@@ -8,32 +8,32 @@ import Darwin
 ///
 /// Without `NOTIFY_SOCKET` (not started by systemd, or `Type=` is not `notify`) every call does nothing.
 /// The socket may be a filesystem path or, starting with `@`, a name in Linux's abstract namespace.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     /// `NOTIFY_SOCKET`, or nil when notifications go nowhere.
-    public let socket: String?
+    package let socket: String?
 
     /// Reads `NOTIFY_SOCKET` from `environment`.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         socket = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     /// True when there is somewhere to send notifications.
-    public var isEnabled: Bool { socket != nil }
+    package var isEnabled: Bool { socket != nil }
 
     /// `READY=1`, with a status line.
-    public func ready(status: String) throws(SystemdNotifyError) { try send("READY=1\nSTATUS=\(status)") }
+    package func ready(status: String) throws(SystemdNotifyError) { try send("READY=1\nSTATUS=\(status)") }
 
     /// `STOPPING=1`, with a status line.
-    public func stopping(status: String) throws(SystemdNotifyError) { try send("STOPPING=1\nSTATUS=\(status)") }
+    package func stopping(status: String) throws(SystemdNotifyError) { try send("STOPPING=1\nSTATUS=\(status)") }
 
     /// `WATCHDOG=1`: still alive.
-    public func watchdog() throws(SystemdNotifyError) { try send("WATCHDOG=1") }
+    package func watchdog() throws(SystemdNotifyError) { try send("WATCHDOG=1") }
 
     /// `STATUS=…`: a line `systemctl status` shows.
-    public func status(_ text: String) throws(SystemdNotifyError) { try send("STATUS=\(text)") }
+    package func status(_ text: String) throws(SystemdNotifyError) { try send("STATUS=\(text)") }
 
     /// Sends `message` (newline-separated `KEY=value` assignments) as one datagram; nothing when disabled.
-    public func send(_ message: String) throws(SystemdNotifyError) {
+    package func send(_ message: String) throws(SystemdNotifyError) {
         guard let socket else { return }
         let address = try Self.address(for: socket)
         let descriptor = Self.openDatagramSocket()

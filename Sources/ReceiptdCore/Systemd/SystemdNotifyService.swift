@@ -5,23 +5,23 @@ import ServiceLifecycle
 ///
 /// Put it last in the `ServiceGroup`: graceful shutdown walks the group backwards, so this service
 /// hears of it first and systemd learns of the stop before the daemon starts draining.
-public struct SystemdNotifyService: Service, CustomStringConvertible {
+package struct SystemdNotifyService: Service, CustomStringConvertible {
     private let notifier: SystemdNotifier
     private let readiness: @Sendable () async -> Void
     private let logger: Logger
 
     /// Creates the service; `readiness` returns once the process is ready (for example `daemon.waitUntilReady()`).
-    public init(notifier: SystemdNotifier, logger: Logger, readiness: @escaping @Sendable () async -> Void) {
+    package init(notifier: SystemdNotifier, logger: Logger, readiness: @escaping @Sendable () async -> Void) {
         self.notifier = notifier
         self.readiness = readiness
         self.logger = logger
     }
 
     /// Short, for ServiceLifecycle's log lines.
-    public var description: String { "SystemdNotifyService" }
+    package var description: String { "SystemdNotifyService" }
 
     /// Waits for readiness and sends `READY=1`; then waits for graceful shutdown and sends `STOPPING=1`.
-    public func run() async throws {
+    package func run() async throws {
         let readiness = self.readiness
         // A shutdown while the database is still out of reach must not wait for it.
         await cancelWhenGracefulShutdown { await readiness() }

@@ -11,13 +11,13 @@ import Darwin
 ///
 /// It runs until graceful shutdown reaches it. Put it first in the `ServiceGroup`: services shut down
 /// in reverse order, so it keeps systemd's watchdog fed while the daemon drains.
-public struct SystemdWatchdogService: Service, CustomStringConvertible {
+package struct SystemdWatchdogService: Service, CustomStringConvertible {
     private let notifier: SystemdNotifier
     private let period: Duration
     private let logger: Logger
 
     /// Creates the service with an explicit ping period.
-    public init(notifier: SystemdNotifier, period: Duration, logger: Logger) {
+    package init(notifier: SystemdNotifier, period: Duration, logger: Logger) {
         self.notifier = notifier
         self.period = period
         self.logger = logger
@@ -25,7 +25,7 @@ public struct SystemdWatchdogService: Service, CustomStringConvertible {
 
     /// The service systemd asked for, or nil: no `NOTIFY_SOCKET`, no valid `WATCHDOG_USEC`, or
     /// `WATCHDOG_PID` names another process (the watchdog is then a parent's or a child's business).
-    public init?(environment: [String: String], notifier: SystemdNotifier, logger: Logger,
+    package init?(environment: [String: String], notifier: SystemdNotifier, logger: Logger,
                  processID: Int32 = getpid()) {
         guard notifier.isEnabled, let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text),
               microseconds > 0 else { return nil }
@@ -34,13 +34,13 @@ public struct SystemdWatchdogService: Service, CustomStringConvertible {
     }
 
     /// How often `WATCHDOG=1` is sent.
-    public var interval: Duration { period }
+    package var interval: Duration { period }
 
     /// Short, for ServiceLifecycle's log lines.
-    public var description: String { "SystemdWatchdogService(every \(period))" }
+    package var description: String { "SystemdWatchdogService(every \(period))" }
 
     /// Pings until graceful shutdown or cancellation.
-    public func run() async throws {
+    package func run() async throws {
         logger.debug("systemd watchdog enabled", metadata: [LogKey.watchdogPeriod: "\(period)"])
         var failing = false
         while !Task.isCancelled && !Task.isShuttingDownGracefully {

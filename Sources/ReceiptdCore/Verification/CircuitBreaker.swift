@@ -3,22 +3,22 @@
 /// Closed, it counts the last calls; when most of them failed it opens and the daemon claims nothing
 /// for a cool-down (doubling with each reopening, jittered so daemons don't resume together). Then it lets
 /// one probe through: success closes it, failure opens it again.
-public struct CircuitBreaker: Sendable {
+package struct CircuitBreaker: Sendable {
     /// Thresholds and cool-downs.
-    public struct Configuration: Sendable, Equatable {
+    package struct Configuration: Sendable, Equatable {
         /// How many recent calls are judged.
-        public var window: Int
+        package var window: Int
         /// Fewer calls than this never open the breaker.
-        public var minimumCalls: Int
+        package var minimumCalls: Int
         /// Share of failed calls in the window that opens it.
-        public var failureRatio: Double
+        package var failureRatio: Double
         /// First cool-down, before jitter.
-        public var baseCooldown: Duration
+        package var baseCooldown: Duration
         /// Longest cool-down.
-        public var maximumCooldown: Duration
+        package var maximumCooldown: Duration
 
         /// Creates a configuration; defaults open after 10 of the last 20 calls failed, for 2 s up to 60 s.
-        public init(window: Int = 20, minimumCalls: Int = 10, failureRatio: Double = 0.5,
+        package init(window: Int = 20, minimumCalls: Int = 10, failureRatio: Double = 0.5,
                     baseCooldown: Duration = .seconds(2), maximumCooldown: Duration = .seconds(60)) {
             self.window = window
             self.minimumCalls = minimumCalls
@@ -29,7 +29,7 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// Where the breaker stands.
-    public enum State: Sendable, Equatable {
+    package enum State: Sendable, Equatable {
         /// Calls flow.
         case closed
         /// No calls until the instant.
@@ -39,18 +39,18 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// The current state.
-    public private(set) var state: State = .closed
+    package private(set) var state: State = .closed
     private let configuration: Configuration
     private var recent: [Bool] = []
     private var openings = 0
 
     /// Creates a closed breaker.
-    public init(configuration: Configuration = .init()) {
+    package init(configuration: Configuration = .init()) {
         self.configuration = configuration
     }
 
     /// How many new calls may start now (`Int.max` when closed).
-    public mutating func permits(now: ContinuousClock.Instant) -> Int {
+    package mutating func permits(now: ContinuousClock.Instant) -> Int {
         switch state {
         case .closed: return .max
         case .open(let until):
@@ -62,18 +62,18 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// Notes that `count` calls started.
-    public mutating func started(_ count: Int) {
+    package mutating func started(_ count: Int) {
         if case .halfOpen = state, count > 0 { state = .halfOpen(probing: true) }
     }
 
     /// Notes that a call ended with no verdict on Apple (abandoned, malformed receipt): a probe may go again.
-    public mutating func inconclusive() {
+    package mutating func inconclusive() {
         if state == .halfOpen(probing: true) { state = .halfOpen(probing: false) }
     }
 
     /// Records a finished call; `unitRandom` in [0, 1] jitters the next cool-down. Returns true when the state changed.
     @discardableResult
-    public mutating func record(success: Bool, now: ContinuousClock.Instant, unitRandom: Double) -> Bool {
+    package mutating func record(success: Bool, now: ContinuousClock.Instant, unitRandom: Double) -> Bool {
         let before = state
         switch state {
         case .halfOpen:
@@ -92,7 +92,7 @@ public struct CircuitBreaker: Sendable {
     }
 
     /// The cool-down that the next opening would use, before jitter.
-    public var nextCooldown: Duration {
+    package var nextCooldown: Duration {
         let doubled = configuration.baseCooldown * Double(1 << min(openings, 20))
         return min(doubled, configuration.maximumCooldown)
     }

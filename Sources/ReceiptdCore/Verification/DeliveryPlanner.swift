@@ -1,21 +1,21 @@
 /// Decides what a verified receipt delivers. A pure function of Apple's answer, the orders and the ledger.
-public struct DeliveryPlanner: Sendable {
+package struct DeliveryPlanner: Sendable {
     /// Seconds a purchase may predate its order's checkout (clock skew between the game server and Apple).
-    public var purchaseSkewSeconds: Double
+    package var purchaseSkewSeconds: Double
     /// The app's bundle id: a receipt of any other bundle delivers nothing (an empty one matches no receipt).
-    public var expectedBundleID: String
+    package var expectedBundleID: String
     /// Whether sandbox purchases may deliver.
-    public var sandbox: SandboxPolicy
+    package var sandbox: SandboxPolicy
 
     /// Creates a planner.
-    public init(purchaseSkewSeconds: Double, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
+    package init(purchaseSkewSeconds: Double, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
         self.purchaseSkewSeconds = purchaseSkewSeconds
         self.expectedBundleID = expectedBundleID
         self.sandbox = sandbox
     }
 
     /// Why purchases a store vouched for are still `invalid`, or `nil` when they may deliver.
-    public func rejection(of verified: VerifiedPurchases) -> String? {
+    package func rejection(of verified: VerifiedPurchases) -> String? {
         // Google answers only for the package it was asked about; the App Store's answers name their bundle.
         if verified.store == .apple, expectedBundleID.isEmpty || verified.bundleID != expectedBundleID {
             return "bundle is \(verified.bundleID ?? "(none)"), not \(expectedBundleID)"
@@ -38,7 +38,7 @@ public struct DeliveryPlanner: Sendable {
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
     /// deliver but paid no order is the plan's `unclaimed`.
-    public func plan(
+    package func plan(
         _ entries: [VerifiedPurchase], for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
         alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {

@@ -1,5 +1,5 @@
 /// Why an attempt failed, in broad strokes: the `error_class` of `iap.attempts` and of the retry metrics.
-public enum ErrorClass: String, Sendable, Codable, CaseIterable {
+package enum ErrorClass: String, Sendable, Codable, CaseIterable {
     /// The connection failed, was reset, or no complete answer came in time.
     case transport
     /// Apple answered with an HTTP status other than 200.

@@ -1,5 +1,5 @@
 /// The values of the SQL enum `iap.outcome`.
-public enum OrderOutcome: String, Sendable, Equatable, CaseIterable {
+package enum OrderOutcome: String, Sendable, Equatable, CaseIterable {
     /// Everything the order asked for was delivered.
     case full
     /// Some, not all, was delivered.

@@ -1,28 +1,28 @@
 import Foundation
 
 /// An order as the planner sees it: read under lock inside the recording transaction.
-public struct OrderSnapshot: Sendable, Equatable {
+package struct OrderSnapshot: Sendable, Equatable {
     /// `order_id`.
-    public var orderID: String
+    package var orderID: String
     /// `product_id`.
-    public var productID: String
+    package var productID: String
     /// `quantity`.
-    public var quantity: Int
+    package var quantity: Int
     /// `created_at` in milliseconds since 1970.
-    public var createdAtMilliseconds: Int64
+    package var createdAtMilliseconds: Int64
     /// `delivered_quantity` so far.
-    public var deliveredQuantity: Int
+    package var deliveredQuantity: Int
     /// When the game created the order at checkout, before payment; `nil` for an order first seen with its
     /// receipt, which has no time of its own before the payment and so no purchase-date bound.
-    public var checkoutAtMilliseconds: Int64?
+    package var checkoutAtMilliseconds: Int64?
     /// The account token the order was enqueued with: when set, only a purchase carrying the same token pays it.
-    public var appAccountToken: UUID?
+    package var appAccountToken: UUID?
     /// The Google Play account id the order was enqueued with: when set, only a purchase whose
     /// `obfuscatedExternalAccountId` equals it pays the order.
-    public var accountID: String?
+    package var accountID: String?
 
     /// Creates a snapshot.
-    public init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
+    package init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
                 checkoutAtMilliseconds: Int64? = nil, appAccountToken: UUID? = nil, accountID: String? = nil) {
         self.accountID = accountID
         self.checkoutAtMilliseconds = checkoutAtMilliseconds

@@ -1,10 +1,10 @@
 /// Sorts one attempt's result into verified, retry or reject. A pure function of Apple's answer.
-public enum RetryClassifier {
+package enum RetryClassifier {
     /// How many 21002 answers a job may retry before the receipt counts as malformed for good.
-    public static let malformedRetries = 2
+    package static let malformedRetries = 2
 
     /// Classifies `result`; `malformedAnswersSoFar` counts the job's earlier 21002 answers.
-    public static func classify(_ result: AppleCallResult, malformedAnswersSoFar: Int) -> Verdict {
+    package static func classify(_ result: AppleCallResult, malformedAnswersSoFar: Int) -> Verdict {
         switch result {
         case .transport(let reason):
             return .retry(TransientFailure(errorClass: .transport, reason: reason))

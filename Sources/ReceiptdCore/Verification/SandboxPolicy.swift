@@ -1,5 +1,5 @@
 /// What a purchase made in Apple's sandbox may deliver (`RECEIPTD_SANDBOX`).
-public enum SandboxPolicy: String, Sendable, CaseIterable {
+package enum SandboxPolicy: String, Sendable, CaseIterable {
     /// Sandbox purchases deliver like real ones: App Review tests production builds in the sandbox.
     case accept
     /// A sandbox purchase is `invalid`: for games that never want a tester's free purchase to count.

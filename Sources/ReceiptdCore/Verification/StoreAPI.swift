@@ -1,5 +1,5 @@
 /// A store API whose health the daemon keeps apart from the others: one failing pauses only the jobs that need it.
-public enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
+package enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
     /// Apple's verifyReceipt endpoint.
     case verifyReceipt = "verify_receipt"
     /// The App Store Server API (transaction ids; receipts under `RECEIPTD_RECEIPT_VERIFIER=server_api`).
@@ -8,7 +8,7 @@ public enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
     case googlePlay = "google_play"
 
     /// The store it belongs to (the `store` label beside the `api` one).
-    public var store: Store {
+    package var store: Store {
         switch self {
         case .verifyReceipt, .serverAPI: .apple
         case .googlePlay: .google
@@ -17,7 +17,7 @@ public enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
 
     /// The API a job of `kind` with `input` calls, with receipts verified the `receipts` way; `nil` for a signed
     /// transaction, which is verified offline and so is never paused.
-    public static func needed(by kind: JobKind, input: String, receipts: ReceiptVerifierChoice) -> StoreAPI? {
+    package static func needed(by kind: JobKind, input: String, receipts: ReceiptVerifierChoice) -> StoreAPI? {
         switch kind {
         case .receipt: receipts == .serverAPI ? .serverAPI : .verifyReceipt
         case .transaction: isTransactionID(input) ? .serverAPI : nil
@@ -33,7 +33,7 @@ public enum StoreAPI: String, Sendable, Codable, CaseIterable, Comparable {
     }
 
     /// Orders by declaration, so lists of APIs read the same everywhere.
-    public static func < (lhs: StoreAPI, rhs: StoreAPI) -> Bool {
+    package static func < (lhs: StoreAPI, rhs: StoreAPI) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
 }

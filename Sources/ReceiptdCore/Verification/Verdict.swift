@@ -1,5 +1,5 @@
 /// What to do with a job after one attempt, whichever store answered.
-public enum Verdict: Sendable, Equatable {
+package enum Verdict: Sendable, Equatable {
     /// The store vouched for these purchases: settle the orders from them.
     case verified(VerifiedPurchases)
     /// Try again later, after at least `notBefore` seconds when the server asked for that.
@@ -11,18 +11,18 @@ public enum Verdict: Sendable, Equatable {
 }
 
 /// A failure worth retrying.
-public struct TransientFailure: Sendable, Equatable {
+package struct TransientFailure: Sendable, Equatable {
     /// A short class for metrics and operators: `transport`, `http`, `garbled`, `apple_status`, `malformed`.
-    public var errorClass: ErrorClass
+    package var errorClass: ErrorClass
     /// A readable reason for `last_error`.
-    public var reason: String
+    package var reason: String
     /// Seconds the server asked us to wait (`Retry-After`), if it did.
-    public var notBefore: Double?
+    package var notBefore: Double?
     /// True for a 21002 answer, of which only a few are retried.
-    public var isMalformedAnswer: Bool
+    package var isMalformedAnswer: Bool
 
     /// Creates a transient failure.
-    public init(errorClass: ErrorClass, reason: String, notBefore: Double? = nil, isMalformedAnswer: Bool = false) {
+    package init(errorClass: ErrorClass, reason: String, notBefore: Double? = nil, isMalformedAnswer: Bool = false) {
         self.errorClass = errorClass
         self.reason = reason
         self.notBefore = notBefore

@@ -2,34 +2,34 @@ import Foundation
 
 /// One purchase a store vouched for, reduced to what delivery needs: the store-neutral value the outcome
 /// rules take, whether it came from a receipt's `in_app` / `latest_receipt_info` or a signed transaction.
-public struct VerifiedPurchase: Sendable, Equatable {
+package struct VerifiedPurchase: Sendable, Equatable {
     /// `transaction_id` / `transactionId`; Apple's are decimal strings, forged ones have been seen as UUIDs.
-    public var transactionID: String
+    package var transactionID: String
     /// `original_transaction_id`, or the transaction's own id when absent: the purchase a restore or renewal goes back to.
-    public var originalTransactionID: String
+    package var originalTransactionID: String
     /// `product_id`.
-    public var productID: String
+    package var productID: String
     /// `quantity`, 1 when absent; `nil` when present but not a positive integer that fits the ledger.
-    public var quantity: Int?
+    package var quantity: Int?
     /// `purchase_date_ms` in milliseconds since 1970; `nil` when absent, unreadable or outside years 1970–9999.
-    public var purchaseDateMilliseconds: Int64?
+    package var purchaseDateMilliseconds: Int64?
     /// True when the entry carries `cancellation_date` or `cancellation_date_ms`, or a signed transaction a
     /// `revocationDate` (refunded or revoked).
-    public var isCancelled: Bool
+    package var isCancelled: Bool
     /// The `appAccountToken` the app attached to the purchase, if any: the account that started it.
-    public var appAccountToken: UUID?
+    package var appAccountToken: UUID?
     /// Google Play's `obfuscatedExternalAccountId`, if the app set one: the account that started it.
-    public var accountID: String?
+    package var accountID: String?
     /// The store that vouched for it.
-    public var store: Store = .apple
+    package var store: Store = .apple
     /// Fields in which two copies of this transaction in one answer disagree; such a transaction pays nothing.
-    public var conflictingFields: [String] = []
+    package var conflictingFields: [String] = []
     /// True for a transaction looked up by its id alone (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`): anyone
     /// can send an id, so it pays only an order whose app account token it carries, never one without a token.
-    public var requiresOrderToken = false
+    package var requiresOrderToken = false
 
     /// Creates a transaction.
-    public init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
+    package init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
                 purchaseDateMilliseconds: Int64?, isCancelled: Bool = false, appAccountToken: UUID? = nil, accountID: String? = nil,
                 store: Store = .apple) {
         self.appAccountToken = appAccountToken
@@ -45,7 +45,7 @@ public struct VerifiedPurchase: Sendable, Equatable {
 
     /// True when the id has the form of a real one: decimal digits for the App Store; Google's ids (an `orderId`
     /// or a token's digest) only need to be there.
-    public var hasGenuineID: Bool {
+    package var hasGenuineID: Bool {
         switch store {
         case .apple: !transactionID.isEmpty && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         case .google: !transactionID.isEmpty

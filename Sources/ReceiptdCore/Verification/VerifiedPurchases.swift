@@ -1,19 +1,19 @@
 /// What one store answer vouched for, however it was obtained (a verified receipt, a signed transaction, a
 /// Server API lookup): the value the outcome rules take.
-public struct VerifiedPurchases: Sendable, Equatable {
+package struct VerifiedPurchases: Sendable, Equatable {
     /// The purchases, each transaction once.
-    public var purchases: [VerifiedPurchase]
+    package var purchases: [VerifiedPurchase]
     /// The store environment that vouched for them.
-    public var environment: AppleEnvironment
+    package var environment: AppleEnvironment
     /// The app the answer is for, as the store named it.
-    public var bundleID: String?
+    package var bundleID: String?
     /// The store that answered.
-    public var store: Store
+    package var store: Store
     /// For a Google purchase that delivers: the call Google must still get (acknowledge or consume).
-    public var finalization: GoogleFinalization?
+    package var finalization: GoogleFinalization?
 
     /// Creates a value.
-    public init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?, store: Store = .apple,
+    package init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?, store: Store = .apple,
                 finalization: GoogleFinalization? = nil) {
         self.store = store
         self.finalization = finalization
