@@ -5,7 +5,7 @@ let package = Package(
     name: "receiptd",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "receiptd", targets: ["receiptd"]),
+        .executable(name: "receiptd", targets: ["receiptd"])
     ],
     dependencies: [
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),

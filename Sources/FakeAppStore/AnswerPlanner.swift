@@ -12,15 +12,19 @@ struct AnswerPlanner: Sendable {
         let request = VerifyReceiptRequest(body: body)
         let admission = ledger.admit(
             RecordedRequest(
-                environment: environment, password: request.password,
+                environment: environment,
+                password: request.password,
                 excludeOldTransactions: request.excludeOldTransactions,
-                receiptData: request.receiptData ?? ""),
-            receiptData: request.receiptData)
+                receiptData: request.receiptData ?? ""
+            ),
+            receiptData: request.receiptData
+        )
         let receipt = admission.cachedReceipt ?? request.receiptData.flatMap(decodeAndRemember)
         var answer = PlannedAnswer(
             reply: .closeConnection,
             delayMilliseconds: admission.latencyMilliseconds + (receipt?.delayMilliseconds ?? 0),
-            recordIndex: admission.recordIndex)
+            recordIndex: admission.recordIndex
+        )
 
         if admission.duringOutage {
             answer.reply = .emptyHTTP(status: 503, retryAfter: nil)
@@ -31,7 +35,8 @@ struct AnswerPlanner: Sendable {
         } else if let receipt {
             let step = admission.callNumber < receipt.script.count ? receipt.script[admission.callNumber] : nil
             answer.delayMilliseconds += max(0, step?.delayMilliseconds ?? 0)
-            answer.reply = step.flatMap(scriptedReply)
+            answer.reply =
+                step.flatMap(scriptedReply)
                 ?? checkedReply(receipt, request, environment, treatAsSandbox: admission.treatAsSandbox)
         } else {
             answer.reply = appleStatus(21002)
@@ -90,12 +95,19 @@ struct AnswerPlanner: Sendable {
         }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         return .appleJSON(
-            status: 0, body: AppleAnswerBody.verified(receipt, environment: environment, nowMilliseconds: now))
+            status: 0,
+            body: AppleAnswerBody.verified(receipt, environment: environment, nowMilliseconds: now)
+        )
     }
 
     private func appleStatus(
-        _ status: Int, environment: RecordedRequest.Environment? = nil, isRetryable: Bool? = nil
+        _ status: Int,
+        environment: RecordedRequest.Environment? = nil,
+        isRetryable: Bool? = nil
     ) -> PlannedAnswer.Reply {
-        .appleJSON(status: status, body: AppleAnswerBody.status(status, environment: environment, isRetryable: isRetryable))
+        .appleJSON(
+            status: status,
+            body: AppleAnswerBody.status(status, environment: environment, isRetryable: isRetryable)
+        )
     }
 }

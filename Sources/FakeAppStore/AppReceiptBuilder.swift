@@ -20,8 +20,12 @@ package struct AppReceiptBuilder: Sendable {
     package var signer: AppleReceiptTestChain?
 
     /// Creates a builder for a receipt of `bundleID` holding `inApp`, made `creationDate` and signed by `signer`.
-    package init(bundleID: String? = SyntheticReceipt.defaultBundleID, inApp: [SignedTransactionPayload] = [],
-                creationDate: Date? = Date(), signer: AppleReceiptTestChain? = .shared) {
+    package init(
+        bundleID: String? = SyntheticReceipt.defaultBundleID,
+        inApp: [SignedTransactionPayload] = [],
+        creationDate: Date? = Date(),
+        signer: AppleReceiptTestChain? = .shared
+    ) {
         self.bundleID = bundleID
         self.inApp = inApp
         self.creationDate = creationDate
@@ -48,7 +52,8 @@ package struct AppReceiptBuilder: Sendable {
                         signedData.appendConstructedNode(identifier: .set) { _ in }  // digestAlgorithms
                         try signedData.appendConstructedNode(identifier: .sequence) { encapsulated in
                             try encapsulated.serialize(Self.dataOID)
-                            try encapsulated.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) { tagged in
+                            try encapsulated.serialize(explicitlyTaggedWithTagNumber: 0, tagClass: .contextSpecific) {
+                                tagged in
                                 try tagged.serialize(ASN1OctetString(contentBytes: content.serializedBytes[...]))
                             }
                         }
@@ -78,11 +83,14 @@ package struct AppReceiptBuilder: Sendable {
         }
         for payload in inApp {
             var purchase = DER.Serializer()
-            try Self.attributes(into: &purchase, [
-                (1702, try Self.utf8(payload.productId)),
-                (1703, try Self.utf8(payload.transactionId)),
-                (1705, try Self.utf8(payload.originalTransactionId)),
-            ])
+            try Self.attributes(
+                into: &purchase,
+                [
+                    (1702, try Self.utf8(payload.productId)),
+                    (1703, try Self.utf8(payload.transactionId)),
+                    (1705, try Self.utf8(payload.originalTransactionId)),
+                ]
+            )
             attributes.append((17, purchase.serializedBytes))
         }
         return attributes
@@ -90,7 +98,10 @@ package struct AppReceiptBuilder: Sendable {
 
     /// A SET of `ReceiptAttribute ::= SEQUENCE { type INTEGER, version INTEGER, value OCTET STRING }`, in the given
     /// order (Apple's receipts are not sorted as DER would sort a SET OF; readers must not care).
-    private static func attributes(into serializer: inout DER.Serializer, _ attributes: [(type: Int, value: [UInt8])]) throws {
+    private static func attributes(
+        into serializer: inout DER.Serializer,
+        _ attributes: [(type: Int, value: [UInt8])]
+    ) throws {
         try serializer.appendConstructedNode(identifier: .set) { set in
             for attribute in attributes {
                 try set.appendConstructedNode(identifier: .sequence) { sequence in

@@ -63,10 +63,15 @@ package final class AppStoreStandIn: Sendable {
         if let port = listener.servingPort { return port }
         let planner = AnswerPlanner(configuration: configuration, ledger: ledger)
         let serverAPI = ServerAPIPlanner(
-            ledger: serverAPILedger, bearerCheck: ServerAPIBearerCheck(configuration: configuration), chain: testChain,
-            historyPageSize: configuration.serverAPIHistoryPageSize)
+            ledger: serverAPILedger,
+            bearerCheck: ServerAPIBearerCheck(configuration: configuration),
+            chain: testChain,
+            historyPageSize: configuration.serverAPIHistoryPageSize
+        )
         let logger = self.logger
-        let port = try await listener.start { VerifyReceiptHandler(planner: planner, serverAPI: serverAPI, logger: logger) }
+        let port = try await listener.start {
+            VerifyReceiptHandler(planner: planner, serverAPI: serverAPI, logger: logger)
+        }
         logger.info("fake App Store listening", metadata: ["url": "\(productionURL)", "serverAPI": "\(serverAPIURL)"])
         return port
     }

@@ -1,8 +1,8 @@
 import Crypto
 import Foundation
 import SwiftASN1
-import _CryptoExtras
 @_spi(CMS) import X509
+import _CryptoExtras
 
 /// A throwaway RSA certificate chain shaped like the one Apple signs app receipts with: root CA (like Apple Inc.
 /// Root) → intermediate (like Apple Worldwide Developer Relations, with Apple's marker `1.2.840.113635.100.6.2.1`)
@@ -42,12 +42,24 @@ package struct AppleReceiptTestChain: Sendable {
     ) throws -> AppleReceiptTestChain {
         let leafKey = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let chain = try AppleShapedChain(
-            keys: (Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)),
-                   Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)), Certificate.PrivateKey(leafKey)),
-            names: ("receiptd test receipt root", "receiptd test receipt intermediate", "receiptd test receipt signing"),
-            signatureAlgorithm: .sha256WithRSAEncryption, validity: (notValidBefore, notValidAfter),
-            intermediateHasAppleOID: intermediateHasAppleOID, leafHasAppleOID: leafHasAppleOID)
-        return AppleReceiptTestChain(root: chain.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: leafKey)
+            keys: (
+                Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)),
+                Certificate.PrivateKey(try _RSA.Signing.PrivateKey(keySize: .bits2048)), Certificate.PrivateKey(leafKey)
+            ),
+            names: (
+                "receiptd test receipt root", "receiptd test receipt intermediate", "receiptd test receipt signing"
+            ),
+            signatureAlgorithm: .sha256WithRSAEncryption,
+            validity: (notValidBefore, notValidAfter),
+            intermediateHasAppleOID: intermediateHasAppleOID,
+            leafHasAppleOID: leafHasAppleOID
+        )
+        return AppleReceiptTestChain(
+            root: chain.root,
+            intermediate: chain.intermediate,
+            leaf: chain.leaf,
+            leafKey: leafKey
+        )
     }
 
     private init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: _RSA.Signing.PrivateKey) {
@@ -75,7 +87,14 @@ package struct AppleReceiptTestChain: Sendable {
     /// `content` in a DER PKCS#7 `ContentInfo` of type signedData: the content attached, signed with the leaf's key
     /// (RSA PKCS#1 v1.5, SHA-256, no signed attributes, as Apple signs receipts), carrying leaf, intermediate and root.
     package func sign(_ content: [UInt8]) throws -> [UInt8] {
-        try CMS.sign(content, signatureAlgorithm: .sha256WithRSAEncryption, additionalIntermediateCertificates: [intermediate, root],
-                     certificate: leaf, privateKey: Certificate.PrivateKey(leafKey), signingTime: nil, detached: false)
+        try CMS.sign(
+            content,
+            signatureAlgorithm: .sha256WithRSAEncryption,
+            additionalIntermediateCertificates: [intermediate, root],
+            certificate: leaf,
+            privateKey: Certificate.PrivateKey(leafKey),
+            signingTime: nil,
+            detached: false
+        )
     }
 }

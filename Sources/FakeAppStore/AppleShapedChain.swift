@@ -18,40 +18,70 @@ struct AppleShapedChain {
     /// `intermediateHasAppleOID` or `leafHasAppleOID` to `false` leaves that marker out.
     init(
         keys: (root: Certificate.PrivateKey, intermediate: Certificate.PrivateKey, leaf: Certificate.PrivateKey),
-        names: (root: String, intermediate: String, leaf: String), signatureAlgorithm: Certificate.SignatureAlgorithm,
-        validity: (notBefore: Date, notAfter: Date), intermediateHasAppleOID: Bool, leafHasAppleOID: Bool
+        names: (root: String, intermediate: String, leaf: String),
+        signatureAlgorithm: Certificate.SignatureAlgorithm,
+        validity: (notBefore: Date, notAfter: Date),
+        intermediateHasAppleOID: Bool,
+        leafHasAppleOID: Bool
     ) throws {
         let rootName = try Self.name(names.root)
         let intermediateName = try Self.name(names.intermediate)
         func issue(
-            _ subject: DistinguishedName, key: Certificate.PrivateKey, by issuer: DistinguishedName,
-            _ issuerKey: Certificate.PrivateKey, extensions: Certificate.Extensions
+            _ subject: DistinguishedName,
+            key: Certificate.PrivateKey,
+            by issuer: DistinguishedName,
+            _ issuerKey: Certificate.PrivateKey,
+            extensions: Certificate.Extensions
         ) throws -> Certificate {
             try Certificate(
-                version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: key.publicKey,
-                notValidBefore: validity.notBefore, notValidAfter: validity.notAfter, issuer: issuer, subject: subject,
-                signatureAlgorithm: signatureAlgorithm, extensions: extensions, issuerPrivateKey: issuerKey)
+                version: .v3,
+                serialNumber: Certificate.SerialNumber(),
+                publicKey: key.publicKey,
+                notValidBefore: validity.notBefore,
+                notValidAfter: validity.notAfter,
+                issuer: issuer,
+                subject: subject,
+                signatureAlgorithm: signatureAlgorithm,
+                extensions: extensions,
+                issuerPrivateKey: issuerKey
+            )
         }
-        root = try issue(rootName, key: keys.root, by: rootName, keys.root, extensions: try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-        })
-        intermediate = try issue(intermediateName, key: keys.intermediate, by: rootName, keys.root,
-                                 extensions: try Certificate.Extensions {
-            Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
-            Critical(KeyUsage(keyCertSign: true, cRLSign: true))
-            if intermediateHasAppleOID {
-                Self.marker(AppleTestChain.intermediateMarkerOID)
+        root = try issue(
+            rootName,
+            key: keys.root,
+            by: rootName,
+            keys.root,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: nil))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
             }
-        })
-        leaf = try issue(try Self.name(names.leaf), key: keys.leaf, by: intermediateName, keys.intermediate,
-                         extensions: try Certificate.Extensions {
-            Critical(BasicConstraints.notCertificateAuthority)
-            Critical(KeyUsage(digitalSignature: true))
-            if leafHasAppleOID {
-                Self.marker(AppleTestChain.leafMarkerOID)
+        )
+        intermediate = try issue(
+            intermediateName,
+            key: keys.intermediate,
+            by: rootName,
+            keys.root,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.isCertificateAuthority(maxPathLength: 0))
+                Critical(KeyUsage(keyCertSign: true, cRLSign: true))
+                if intermediateHasAppleOID {
+                    Self.marker(AppleTestChain.intermediateMarkerOID)
+                }
             }
-        })
+        )
+        leaf = try issue(
+            try Self.name(names.leaf),
+            key: keys.leaf,
+            by: intermediateName,
+            keys.intermediate,
+            extensions: try Certificate.Extensions {
+                Critical(BasicConstraints.notCertificateAuthority)
+                Critical(KeyUsage(digitalSignature: true))
+                if leafHasAppleOID {
+                    Self.marker(AppleTestChain.leafMarkerOID)
+                }
+            }
+        )
     }
 
     private static func name(_ commonName: String) throws -> DistinguishedName {

@@ -44,15 +44,30 @@ package struct AppleTestChain: Sendable {
     ) throws -> AppleTestChain {
         let leafKey = P256.Signing.PrivateKey()
         let chain = try AppleShapedChain(
-            keys: (Certificate.PrivateKey(P256.Signing.PrivateKey()), Certificate.PrivateKey(P256.Signing.PrivateKey()),
-                   Certificate.PrivateKey(leafKey)),
+            keys: (
+                Certificate.PrivateKey(P256.Signing.PrivateKey()), Certificate.PrivateKey(P256.Signing.PrivateKey()),
+                Certificate.PrivateKey(leafKey)
+            ),
             names: ("receiptd test root", "receiptd test intermediate", "receiptd test signing leaf"),
-            signatureAlgorithm: .ecdsaWithSHA256, validity: (notValidBefore, notValidAfter),
-            intermediateHasAppleOID: intermediateHasAppleOID, leafHasAppleOID: leafHasAppleOID)
-        return try AppleTestChain(root: chain.root, intermediate: chain.intermediate, leaf: chain.leaf, leafKey: leafKey)
+            signatureAlgorithm: .ecdsaWithSHA256,
+            validity: (notValidBefore, notValidAfter),
+            intermediateHasAppleOID: intermediateHasAppleOID,
+            leafHasAppleOID: leafHasAppleOID
+        )
+        return try AppleTestChain(
+            root: chain.root,
+            intermediate: chain.intermediate,
+            leaf: chain.leaf,
+            leafKey: leafKey
+        )
     }
 
-    private init(root: Certificate, intermediate: Certificate, leaf: Certificate, leafKey: P256.Signing.PrivateKey) throws {
+    private init(
+        root: Certificate,
+        intermediate: Certificate,
+        leaf: Certificate,
+        leafKey: P256.Signing.PrivateKey
+    ) throws {
         self.root = root
         self.intermediate = intermediate
         self.leaf = leaf

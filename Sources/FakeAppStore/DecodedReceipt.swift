@@ -26,8 +26,8 @@ struct DecodedReceipt: Sendable {
     /// Parses `receipt-data`; `nil` when it is not base64 of a JSON object (Apple's 21002).
     init?(receiptData: String) {
         guard let bytes = Data(base64Encoded: receiptData),
-              let object = try? JSONSerialization.jsonObject(with: bytes),
-              let fields = object as? [String: Any]
+            let object = try? JSONSerialization.jsonObject(with: bytes),
+            let fields = object as? [String: Any]
         else { return nil }
         status = fields["status"] as? Int ?? 0
         environment = fields["environment"] as? String == "Sandbox" ? .sandbox : .production

@@ -13,7 +13,8 @@ enum HistoryRevision {
     /// The offset `token` stands for; `nil` when the stand-in did not make it.
     static func offset(_ token: String) -> Int? {
         guard let text = Base64URL.decode(token).map({ String(decoding: $0, as: UTF8.self) }), text.hasPrefix(prefix),
-              let offset = Int(text.dropFirst(prefix.count)), offset >= 0 else { return nil }
+            let offset = Int(text.dropFirst(prefix.count)), offset >= 0
+        else { return nil }
         return offset
     }
 }

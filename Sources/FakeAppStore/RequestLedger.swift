@@ -54,7 +54,8 @@ final class RequestLedger: Sendable {
     init(configuration: AppStoreStandIn.Configuration) {
         state = Mutex(State(generator: SplitMix64(seed: configuration.seed)))
         latency = configuration.latency
-        drawsFaults = configuration.resetRate > 0 || configuration.unavailableRate > 0
+        drawsFaults =
+            configuration.resetRate > 0 || configuration.unavailableRate > 0
             || configuration.status21005Rate > 0 || configuration.timeoutRate > 0
         sandboxRate = configuration.sandboxRate
     }
@@ -83,9 +84,14 @@ final class RequestLedger: Sendable {
             let faultDraw = drawsFaults ? state.generator.nextUnitInterval() : nil
             let latencyMilliseconds = latency.draw(using: &state.generator)
             return Admission(
-                recordIndex: state.records.count - 1, callNumber: callNumber,
-                cachedReceipt: cachedReceipt, faultDraw: faultDraw,
-                latencyMilliseconds: latencyMilliseconds, duringOutage: state.outage, treatAsSandbox: treatAsSandbox)
+                recordIndex: state.records.count - 1,
+                callNumber: callNumber,
+                cachedReceipt: cachedReceipt,
+                faultDraw: faultDraw,
+                latencyMilliseconds: latencyMilliseconds,
+                duringOutage: state.outage,
+                treatAsSandbox: treatAsSandbox
+            )
         }
     }
 

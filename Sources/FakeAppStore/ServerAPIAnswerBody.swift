@@ -35,13 +35,22 @@ enum ServerAPIAnswerBody {
     }
 
     /// Get Transaction History v2's answer (`HistoryResponse`).
-    static func history(revision: String, hasMore: Bool, bundleID: String, environment: String, signed: [String]) -> String {
+    static func history(
+        revision: String,
+        hasMore: Bool,
+        bundleID: String,
+        environment: String,
+        signed: [String]
+    ) -> String {
         let fields: [String: Any] = [
             "revision": revision, "hasMore": hasMore, "bundleId": bundleID, "environment": environment,
             "signedTransactions": signed,
         ]
         do {
-            let data = try JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])
+            let data = try JSONSerialization.data(
+                withJSONObject: fields,
+                options: [.sortedKeys, .withoutEscapingSlashes]
+            )
             return String(decoding: data, as: UTF8.self)
         } catch {
             // Strings, a Bool and an array of strings always serialize.

@@ -27,14 +27,14 @@ struct ServerAPIBearerCheck: Sendable {
 
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3,
-              let header = Self.object(parts[0]), let claims = Self.object(parts[1]),
-              let signatureBytes = Base64URL.decode(parts[2])
+            let header = Self.object(parts[0]), let claims = Self.object(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2])
         else { return "malformed token" }
         guard header["alg"] as? String == "ES256" else { return "alg is not ES256" }
         guard header["kid"] as? String == keyID else { return "kid is not \(keyID)" }
         guard header["typ"] as? String == "JWT" else { return "typ is not JWT" }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Data(token[..<parts[1].endIndex].utf8))
+            key.isValidSignature(signature, for: Data(token[..<parts[1].endIndex].utf8))
         else { return "bad signature" }
 
         guard claims["iss"] as? String == issuerID else { return "iss is not \(issuerID)" }

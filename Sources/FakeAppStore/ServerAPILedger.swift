@@ -70,7 +70,9 @@ final class ServerAPILedger: Sendable {
         return state.withLock { state in
             state.records.append(request)
             let recordIndex = state.records.count - 1
-            guard request.bearerFailure == nil else { return Admission(recordIndex: recordIndex, verdict: .unauthorized) }
+            guard request.bearerFailure == nil else {
+                return Admission(recordIndex: recordIndex, verdict: .unauthorized)
+            }
             if let rateLimit {
                 let windowStart = now - .seconds(1)
                 if let firstInWindow = state.recentAdmissions.firstIndex(where: { $0 > windowStart }) {
@@ -80,7 +82,10 @@ final class ServerAPILedger: Sendable {
                 }
                 guard state.recentAdmissions.count < rateLimit else {
                     let retryAfter = Int64((request.receivedAt.timeIntervalSince1970 + 1) * 1000)
-                    return Admission(recordIndex: recordIndex, verdict: .rateLimited(retryAfterMilliseconds: retryAfter))
+                    return Admission(
+                        recordIndex: recordIndex,
+                        verdict: .rateLimited(retryAfterMilliseconds: retryAfter)
+                    )
                 }
                 state.recentAdmissions.append(now)
             }

@@ -19,9 +19,15 @@ struct ServerAPIPlanner: Sendable {
         authorization: String?
     ) -> ServerAPIAnswer {
         let bearerFailure = bearerCheck.failure(authorization: authorization)
-        let admission = ledger.admit(RecordedServerAPIRequest(
-            environment: environment, endpoint: endpoint, transactionID: transactionID, revision: revision,
-            bearerFailure: bearerFailure))
+        let admission = ledger.admit(
+            RecordedServerAPIRequest(
+                environment: environment,
+                endpoint: endpoint,
+                transactionID: transactionID,
+                revision: revision,
+                bearerFailure: bearerFailure
+            )
+        )
         var answer = ServerAPIAnswer(reply: .closeConnection, delayMilliseconds: 0, recordIndex: admission.recordIndex)
         switch admission.verdict {
         case .unauthorized:
@@ -51,7 +57,10 @@ struct ServerAPIPlanner: Sendable {
     }
 
     /// The signed transaction, signed now, when it belongs to the environment asked; Apple's "not found" otherwise.
-    private func found(_ payload: SignedTransactionPayload, environment: RecordedRequest.Environment) -> ServerAPIAnswer.Reply {
+    private func found(
+        _ payload: SignedTransactionPayload,
+        environment: RecordedRequest.Environment
+    ) -> ServerAPIAnswer.Reply {
         // Anything but "Sandbox" is a production transaction, as on verifyReceipt.
         let home: RecordedRequest.Environment = payload.environment == "Sandbox" ? .sandbox : .production
         guard home == environment else { return error(ServerAPIAnswerBody.transactionIDNotFound) }
@@ -64,7 +73,9 @@ struct ServerAPIPlanner: Sendable {
     /// The page of the history's transactions in `environment` that `revision` points at (the first without one),
     /// signed now; Apple's "not found" when the environment holds none of them.
     private func historyPage(
-        _ payloads: [SignedTransactionPayload], environment: RecordedRequest.Environment, revision: String?
+        _ payloads: [SignedTransactionPayload],
+        environment: RecordedRequest.Environment,
+        revision: String?
     ) -> ServerAPIAnswer.Reply {
         let here = payloads.filter { ($0.environment == "Sandbox" ? .sandbox : .production) == environment }
         guard let first = here.first else { return error(ServerAPIAnswerBody.transactionIDNotFound) }
@@ -79,14 +90,21 @@ struct ServerAPIPlanner: Sendable {
             return chain.signedTransaction(payload)
         }
         let body = ServerAPIAnswerBody.history(
-            revision: HistoryRevision.token(offset: end), hasMore: end < here.count, bundleID: first.bundleId,
-            environment: first.environment == "Sandbox" ? "Sandbox" : "Production", signed: signed)
+            revision: HistoryRevision.token(offset: end),
+            hasMore: end < here.count,
+            bundleID: first.bundleId,
+            environment: first.environment == "Sandbox" ? "Sandbox" : "Production",
+            signed: signed
+        )
         return .json(status: 200, body: body, errorCode: nil, retryAfter: nil)
     }
 
     private func error(_ code: Int, status: Int? = nil, retryAfter: String? = nil) -> ServerAPIAnswer.Reply {
         .json(
-            status: status ?? ServerAPIAnswerBody.httpStatus(forErrorCode: code), body: ServerAPIAnswerBody.error(code),
-            errorCode: code, retryAfter: retryAfter)
+            status: status ?? ServerAPIAnswerBody.httpStatus(forErrorCode: code),
+            body: ServerAPIAnswerBody.error(code),
+            errorCode: code,
+            retryAfter: retryAfter
+        )
     }
 }

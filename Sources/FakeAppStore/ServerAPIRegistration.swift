@@ -13,9 +13,9 @@ struct ServerAPIRegistration {
     /// The script is read as leniently as a ``SyntheticReceipt``'s (see ``ScriptStep/init(jsonObject:)``).
     init?(body: Data) {
         guard let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any],
-              let transactionObject = fields["transaction"] as? [String: Any],
-              let transactionJSON = try? JSONSerialization.data(withJSONObject: transactionObject),
-              let transaction = try? JSONDecoder().decode(SignedTransactionPayload.self, from: transactionJSON)
+            let transactionObject = fields["transaction"] as? [String: Any],
+            let transactionJSON = try? JSONSerialization.data(withJSONObject: transactionObject),
+            let transaction = try? JSONDecoder().decode(SignedTransactionPayload.self, from: transactionJSON)
         else { return nil }
         self.transaction = transaction
         script = (fields["script"] as? [Any] ?? []).map(ScriptStep.init(jsonObject:))

@@ -28,8 +28,12 @@ package struct ServerAPITestKey: Sendable {
             try manager.removeItem(atPath: path)
         }
         // Created with its final mode, so the key is never readable by others, even briefly.
-        guard manager.createFile(
-            atPath: path, contents: Data(privateKeyPEM.utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            manager.createFile(
+                atPath: path,
+                contents: Data(privateKeyPEM.utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
         else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }

@@ -100,7 +100,8 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
             revocationDate: try container.decodeIfPresent(Int64.self, forKey: .revocationDate),
             revocationReason: try container.decodeIfPresent(Int.self, forKey: .revocationReason),
             transactionReason: try container.decodeIfPresent(String.self, forKey: .transactionReason) ?? "PURCHASE",
-            storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA")
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA"
+        )
     }
 
     /// The wall clock in milliseconds since 1970, the unit of every date in the payload.

@@ -24,7 +24,8 @@ struct SplitMix64: RandomNumberGenerator, Sendable {
 
     /// A uniform draw from the closed range `lower ... upper` (bounds in either order).
     mutating func nextInteger(between lower: Int, and upper: Int) -> Int {
-        let low = min(lower, upper), high = max(lower, upper)
+        let low = min(lower, upper)
+        let high = max(lower, upper)
         let span = UInt64(high - low) + 1
         // Modulo bias is irrelevant for latency spreads of a few thousand values.
         return low + Int(next() % span)

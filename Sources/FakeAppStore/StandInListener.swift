@@ -27,7 +27,9 @@ final class StandInListener: Sendable {
     }
 
     /// Binds and serves; `handler` makes each connection's handler, on its event loop. Returns the bound port.
-    func start(handler: @escaping @Sendable () -> any ChannelInboundHandler & RemovableChannelHandler) async throws -> Int {
+    func start(
+        handler: @escaping @Sendable () -> any ChannelInboundHandler & RemovableChannelHandler
+    ) async throws -> Int {
         let connections = self.connections
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 1024)

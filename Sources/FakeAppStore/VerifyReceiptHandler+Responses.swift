@@ -13,7 +13,11 @@ extension VerifyReceiptHandler {
             ledger.recordAnswer(at: answer.recordIndex, appleStatus: nil, httpStatus: status)
             let extraHeaders = retryAfter.map { [("retry-after", $0)] } ?? []
             writeResponse(
-                head, status: HTTPResponseStatus(statusCode: status), extraHeaders: extraHeaders, context: context)
+                head,
+                status: HTTPResponseStatus(statusCode: status),
+                extraHeaders: extraHeaders,
+                context: context
+            )
         case .html(let body):
             ledger.recordAnswer(at: answer.recordIndex, appleStatus: nil, httpStatus: 200)
             writeResponse(head, status: .ok, contentType: "text/html", body: body, context: context)

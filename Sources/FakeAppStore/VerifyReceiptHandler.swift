@@ -75,8 +75,13 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
             writeResponse(head, status: .ok, contentType: "text/plain", body: "ok", context: context)
         case (.GET, _) where Self.serverAPIRoute(path) != nil:
             let route = Self.serverAPIRoute(path)!
-            answerServerAPI(head, environment: route.environment, endpoint: route.endpoint, transactionID: route.transactionID,
-                            context: context)
+            answerServerAPI(
+                head,
+                environment: route.environment,
+                endpoint: route.endpoint,
+                transactionID: route.transactionID,
+                context: context
+            )
         case (.POST, "/fake/transactions"):
             answerRegistration(head, body: body, context: context)
         case (.POST, "/fake/sign"):

@@ -30,7 +30,11 @@ struct PostgresServerTools: Sendable {
         guard let runuser else {
             throw TemporaryPostgresError(description: "running as root, but `runuser` is missing (util-linux)")
         }
-        return PostgresServerTools(binDirectory: binDirectory, serverAccount: try postgresAccount(), runuserPath: runuser)
+        return PostgresServerTools(
+            binDirectory: binDirectory,
+            serverAccount: try postgresAccount(),
+            runuserPath: runuser
+        )
     }
 
     /// Runs a server program such as `initdb` or `pg_ctl`, as `postgres` when we are root.
@@ -49,11 +53,17 @@ struct PostgresServerTools: Sendable {
         let displayed = ([program] + arguments).joined(separator: " ")
         guard let runuserPath else {
             return try ProcessRunner.run(
-                command[0], Array(command.dropFirst()), workingDirectory: directory, displayedCommand: displayed
+                command[0],
+                Array(command.dropFirst()),
+                workingDirectory: directory,
+                displayedCommand: displayed
             )
         }
         return try ProcessRunner.run(
-            runuserPath, ["-u", "postgres", "--"] + command, workingDirectory: directory, displayedCommand: displayed
+            runuserPath,
+            ["-u", "postgres", "--"] + command,
+            workingDirectory: directory,
+            displayedCommand: displayed
         )
     }
 
@@ -61,7 +71,9 @@ struct PostgresServerTools: Sendable {
     func handOver(_ path: String) throws {
         guard let account = serverAccount else { return }
         guard chown(path, account.uid, account.gid) == 0 else {
-            throw TemporaryPostgresError(description: "chown \(path) to postgres failed: \(String(cString: strerror(errno)))")
+            throw TemporaryPostgresError(
+                description: "chown \(path) to postgres failed: \(String(cString: strerror(errno)))"
+            )
         }
     }
 
@@ -74,7 +86,10 @@ struct PostgresServerTools: Sendable {
         }
         let rootDirectory = String(cString: created)
         do {
-            try FileManager.default.createDirectory(atPath: rootDirectory + "/socket", withIntermediateDirectories: false)
+            try FileManager.default.createDirectory(
+                atPath: rootDirectory + "/socket",
+                withIntermediateDirectories: false
+            )
             try handOver(rootDirectory)
             try handOver(rootDirectory + "/socket")
         } catch {
@@ -96,7 +111,8 @@ struct PostgresServerTools: Sendable {
             rm -rf "$2"
             """
         return try ProcessRunner.launchInBackground(
-            "/bin/sh", ["-c", script, "receiptd-pg-watchdog", String(getpid()), rootDirectory]
+            "/bin/sh",
+            ["-c", script, "receiptd-pg-watchdog", String(getpid()), rootDirectory]
         )
     }
 

@@ -23,7 +23,7 @@ package enum ProcessRunner {
         let outputPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("receiptd-process-\(UUID().uuidString).out").path
         guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let output = FileHandle(forWritingAtPath: outputPath)
+            let output = FileHandle(forWritingAtPath: outputPath)
         else {
             throw TemporaryPostgresError(description: "could not create a capture file at \(outputPath)")
         }

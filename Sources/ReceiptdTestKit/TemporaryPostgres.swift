@@ -59,7 +59,8 @@ package final class TemporaryPostgres: Sendable {
             do {
                 return try startOnce(configuration)
             } catch let error as TemporaryPostgresError
-                where configuration.port == 0 && attempt < 3 && error.description.contains("Address already in use") {
+                where configuration.port == 0 && attempt < 3 && error.description.contains("Address already in use")
+            {
                 // A port we picked can be taken by another process before the server binds it.
                 attempt += 1
             }
@@ -70,15 +71,25 @@ package final class TemporaryPostgres: Sendable {
         let tools = try PostgresServerTools.locate()
         let port = configuration.port == 0 ? try PostgresServerTools.freeLoopbackPort() : configuration.port
         let rootDirectory = try tools.makeWorkspace()
-        let cluster = TemporaryPostgres(rootDirectory: rootDirectory, port: port, configuration: configuration, tools: tools)
+        let cluster = TemporaryPostgres(
+            rootDirectory: rootDirectory,
+            port: port,
+            configuration: configuration,
+            tools: tools
+        )
         // Registered before anything can fail, so exit() or a crash still cleans up.
         TemporaryPostgresRegistry.add(cluster)
         do {
             let watchdogPID = try tools.launchWatchdog(cleaningUp: rootDirectory)
             cluster.lifecycle.withLock { $0.watchdogPID = watchdogPID }
-            try cluster.tools.run("initdb", [
-                "-D", cluster.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale", "--no-sync",
-            ], in: rootDirectory)
+            try cluster.tools.run(
+                "initdb",
+                [
+                    "-D", cluster.dataDirectory, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-locale",
+                    "--no-sync",
+                ],
+                in: rootDirectory
+            )
             try cluster.resume()
         } catch {
             cluster.stop()
@@ -123,7 +134,8 @@ package final class TemporaryPostgres: Sendable {
     /// The postmaster's pid, from its pid file; `nil` while the server is stopped.
     package var postmasterPID: pid_t? {
         guard let contents = try? String(contentsOfFile: dataDirectory + "/postmaster.pid", encoding: .utf8),
-              let firstLine = contents.split(separator: "\n").first else { return nil }
+            let firstLine = contents.split(separator: "\n").first
+        else { return nil }
         return pid_t(firstLine.trimmingCharacters(in: .whitespaces))
     }
 
@@ -158,7 +170,8 @@ package final class TemporaryPostgres: Sendable {
             try tools.run("pg_ctl", [action, "-w", "-t", "60", "-D", dataDirectory] + arguments, in: rootDirectory)
         } catch {
             throw TemporaryPostgresError(
-                description: "pg_ctl \(action) failed for \(dataDirectory): \(error)\n--- server log (tail) ---\n\(logTail())"
+                description:
+                    "pg_ctl \(action) failed for \(dataDirectory): \(error)\n--- server log (tail) ---\n\(logTail())"
             )
         }
     }
@@ -167,8 +180,8 @@ package final class TemporaryPostgres: Sendable {
     private func quitPostmaster() {
         let pidFile = dataDirectory + "/postmaster.pid"
         guard let contents = try? String(contentsOfFile: pidFile, encoding: .utf8),
-              let firstLine = contents.split(separator: "\n").first,
-              let pid = pid_t(firstLine.trimmingCharacters(in: .whitespaces)), pid > 0
+            let firstLine = contents.split(separator: "\n").first,
+            let pid = pid_t(firstLine.trimmingCharacters(in: .whitespaces)), pid > 0
         else { return }
         kill(pid, SIGQUIT)
         let deadline = Date().addingTimeInterval(10)

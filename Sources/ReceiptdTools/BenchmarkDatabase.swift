@@ -6,7 +6,11 @@ enum BenchmarkDatabase {
     /// Creates database `name` (ours, `[a-z0-9_]`) on the cluster and applies the schema; returns the name.
     /// With `migrator`, that `receiptd` executable's own `migrate` applies its own schema (a baseline build
     /// runs on the schema it shipped with).
-    static func create(on postgres: TemporaryPostgres, named name: String, migrator: String? = nil) async throws -> String {
+    static func create(
+        on postgres: TemporaryPostgres,
+        named name: String,
+        migrator: String? = nil
+    ) async throws -> String {
         let admin = try await PostgresConnection.connect(postgres.connectionString())
         do {
             // Identifiers cannot be parameters; the name is ours.

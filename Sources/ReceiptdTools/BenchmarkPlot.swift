@@ -13,7 +13,9 @@ enum BenchmarkPlot {
         var data = "daemons " + latencies.map { "\"Apple \($0) ms\"" }.joined(separator: " ") + "\n"
         for count in daemonCounts {
             let values = latencies.map { latency in
-                report.scenarios.first { $0.daemons == count && $0.appleLatencyMilliseconds == latency && $0.build == "this" }?.ordersPerSecond ?? 0
+                report.scenarios.first {
+                    $0.daemons == count && $0.appleLatencyMilliseconds == latency && $0.build == "this"
+                }?.ordersPerSecond ?? 0
             }
             data += "\(count) " + values.map { String(format: "%.1f", $0) }.joined(separator: " ") + "\n"
         }
@@ -22,8 +24,11 @@ enum BenchmarkPlot {
         defer { try? FileManager.default.removeItem(at: folder) }
         let dataPath = folder.appendingPathComponent("data.txt").path
         try data.write(toFile: dataPath, atomically: true, encoding: .utf8)
-        let ceiling = report.ceiling.map { "set arrow from graph 0, first \($0.jobsPerSecond) to graph 1, first \($0.jobsPerSecond) nohead dt 2\n"
-            + "set label 'database ceiling' at graph 0.02, first \($0.jobsPerSecond) offset 0,0.7\n" } ?? ""
+        let ceiling =
+            report.ceiling.map {
+                "set arrow from graph 0, first \($0.jobsPerSecond) to graph 1, first \($0.jobsPerSecond) nohead dt 2\n"
+                    + "set label 'database ceiling' at graph 0.02, first \($0.jobsPerSecond) offset 0,0.7\n"
+            } ?? ""
         // Room for the ceiling line, which is usually far above the bars.
         let top = max(report.scenarios.map(\.ordersPerSecond).max() ?? 1, report.ceiling?.jobsPerSecond ?? 0) * 1.15
         let script = """

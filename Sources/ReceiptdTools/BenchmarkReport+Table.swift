@@ -9,27 +9,39 @@ extension BenchmarkReport {
             "|---|---|---|---|---|---|---|---|---|---|---|",
         ]
         for scenario in scenarios {
-            lines.append("| \(scenario.build) | \(scenario.kind.rawValue) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
-                + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
-                + "| \(String(format: "%.2f / %.2f / %.2f", scenario.cpuSecondsPer1000Orders, scenario.postgresCPUSecondsPer1000Orders, scenario.standInCPUSecondsPer1000Orders)) "
-                + "| \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
-                + "| \(scenario.correct ? "yes" : "NO") |")
+            lines.append(
+                "| \(scenario.build) | \(scenario.kind.rawValue) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
+                    + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
+                    + "| \(String(format: "%.2f / %.2f / %.2f", scenario.cpuSecondsPer1000Orders, scenario.postgresCPUSecondsPer1000Orders, scenario.standInCPUSecondsPer1000Orders)) "
+                    + "| \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
+                    + "| \(scenario.correct ? "yes" : "NO") |"
+            )
         }
         lines.append("")
         if let ceiling {
             let ratio = ceilingRatio.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a"
-            lines.append("Database ceiling (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s): "
-                + "\(Self.format(ceiling.jobsPerSecond)) jobs/s, \(String(format: "%.1f", ceiling.averageLatencyMilliseconds)) ms per job; "
-                + "receiptd's best 0 ms throughput is \(ratio) of it")
+            lines.append(
+                "Database ceiling (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s): "
+                    + "\(Self.format(ceiling.jobsPerSecond)) jobs/s, \(String(format: "%.1f", ceiling.averageLatencyMilliseconds)) ms per job; "
+                    + "receiptd's best 0 ms throughput is \(ratio) of it"
+            )
         }
         if let signed = signedTransactions {
-            lines.append("Signed transactions verified offline on one core: \(Self.format(signed.cachedChainPerSecond))/s with the "
-                + "chain cached (as the daemon runs), \(Self.format(signed.coldChainPerSecond))/s verifying the chain every time")
+            lines.append(
+                "Signed transactions verified offline on one core: \(Self.format(signed.cachedChainPerSecond))/s with the "
+                    + "chain cached (as the daemon runs), \(Self.format(signed.coldChainPerSecond))/s verifying the chain every time"
+            )
         }
-        if let idle { lines.append("Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders") }
+        if let idle {
+            lines.append(
+                "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"
+            )
+        }
         if let replace {
-            lines.append("Replace latency, newer receipt → old request cancelled and new one started (ms, p50/p90/p99/max): "
-                + "\(replace.text) over \(replace.count) orders")
+            lines.append(
+                "Replace latency, newer receipt → old request cancelled and new one started (ms, p50/p90/p99/max): "
+                    + "\(replace.text) over \(replace.count) orders"
+            )
         }
         return lines.joined(separator: "\n")
     }

@@ -34,7 +34,8 @@ package struct BenchmarkReport: Sendable, Codable {
 
     /// Best 0-ms throughput over the database ceiling.
     package var ceilingRatio: Double? {
-        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" && $0.kind == .receipt }.map(\.ordersPerSecond).max()
+        let best = scenarios.filter { $0.appleLatencyMilliseconds == 0 && $0.build == "this" && $0.kind == .receipt }
+            .map(\.ordersPerSecond).max()
         guard let best, let ceiling, ceiling.jobsPerSecond > 0 else { return nil }
         return best / ceiling.jobsPerSecond
     }

@@ -25,9 +25,18 @@ extension BenchmarkRun {
         package var baseline: String?
 
         /// Creates a configuration; the defaults are the scenarios.
-        package init(orders: Int = 20_000, daemonCounts: [Int] = [1, 2, 4], appleLatencies: [Int] = [0, 250],
-                    totalConcurrency: Int = 1_024, ceilingClients: Int = 16, ceilingSeconds: Int = 15, idleSamples: Int = 30,
-                    replaceSamples: Int = 10, scenarioTimeLimit: Double = 900, baseline: String? = nil) {
+        package init(
+            orders: Int = 20_000,
+            daemonCounts: [Int] = [1, 2, 4],
+            appleLatencies: [Int] = [0, 250],
+            totalConcurrency: Int = 1_024,
+            ceilingClients: Int = 16,
+            ceilingSeconds: Int = 15,
+            idleSamples: Int = 30,
+            replaceSamples: Int = 10,
+            scenarioTimeLimit: Double = 900,
+            baseline: String? = nil
+        ) {
             self.baseline = baseline
             self.orders = orders
             self.daemonCounts = daemonCounts

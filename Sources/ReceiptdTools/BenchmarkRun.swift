@@ -19,16 +19,28 @@ package struct BenchmarkRun: Sendable {
     }
 
     /// Google Play purchases against a stand-in Google Play in this process: this build only, acknowledged as they go.
-    private func googlePlayScenario(postgres: TemporaryPostgres, standIn: AppStoreStandIn, daemons: Int) async throws -> BenchmarkScenario {
-        let googlePlay = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+    private func googlePlayScenario(
+        postgres: TemporaryPostgres,
+        standIn: AppStoreStandIn,
+        daemons: Int
+    ) async throws -> BenchmarkScenario {
+        let googlePlay = GooglePlayStandIn(
+            logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await googlePlay.start()
         let files = try GooglePlayFiles(standIn: googlePlay)
         defer { files.remove() }
         do {
             var unused = BenchmarkReport(command: "", orders: 0)
             let scenario = try await BenchmarkScenarioRun(
-                benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: 0,
-                build: (name: "this", executable: executable), kind: .googlePurchase, storeEnvironment: files.environment
+                benchmark: self,
+                postgres: postgres,
+                standIn: standIn,
+                daemons: daemons,
+                latency: 0,
+                build: (name: "this", executable: executable),
+                kind: .googlePurchase,
+                storeEnvironment: files.environment
             ).run(report: &unused, probes: false)
             say(scenario.line)
             try await googlePlay.shutdown()
@@ -42,22 +54,34 @@ package struct BenchmarkRun: Sendable {
     /// Runs every scenario, then the ceiling; `command` is recorded in the report.
     package func run(command: String) async throws -> BenchmarkReport {
         // synchronous_commit on: every outcome is committed as a production server would commit it.
-        let postgres = try TemporaryPostgres.start(configuration: .init(
-            maxConnections: configuration.totalConcurrency + 200, settings: ["synchronous_commit": "on"]))
+        let postgres = try TemporaryPostgres.start(
+            configuration: .init(
+                maxConnections: configuration.totalConcurrency + 200,
+                settings: ["synchronous_commit": "on"]
+            )
+        )
         defer { postgres.stop() }
         var report = BenchmarkReport(command: command, orders: configuration.orders)
         for latency in configuration.appleLatencies {
-            let standIn = AppStoreStandIn(configuration: .init(latency: .fixed(milliseconds: latency)),
-                                          logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let standIn = AppStoreStandIn(
+                configuration: .init(latency: .fixed(milliseconds: latency)),
+                logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
             _ = try await standIn.start()
             do {
-                let builds = (configuration.baseline.map { [(name: "baseline", executable: $0)] } ?? [])
+                let builds =
+                    (configuration.baseline.map { [(name: "baseline", executable: $0)] } ?? [])
                     + [(name: "this", executable: executable)]
                 for daemons in configuration.daemonCounts {
                     for build in builds {
                         let probe = latency == 0 && daemons == configuration.daemonCounts.first && build.name == "this"
                         let scenario = try await BenchmarkScenarioRun(
-                            benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: latency, build: build
+                            benchmark: self,
+                            postgres: postgres,
+                            standIn: standIn,
+                            daemons: daemons,
+                            latency: latency,
+                            build: build
                         ).run(report: &report, probes: probe)
                         say(scenario.line)
                         report.scenarios.append(scenario)
@@ -68,12 +92,20 @@ package struct BenchmarkRun: Sendable {
                     let files = try StoreKitFiles(standIn: standIn, key: .generate())
                     defer { files.remove() }
                     let scenario = try await BenchmarkScenarioRun(
-                        benchmark: self, postgres: postgres, standIn: standIn, daemons: daemons, latency: 0,
-                        build: (name: "this", executable: executable), kind: .transaction, storeEnvironment: files.environment
+                        benchmark: self,
+                        postgres: postgres,
+                        standIn: standIn,
+                        daemons: daemons,
+                        latency: 0,
+                        build: (name: "this", executable: executable),
+                        kind: .transaction,
+                        storeEnvironment: files.environment
                     ).run(report: &report, probes: false)
                     say(scenario.line)
                     report.scenarios.append(scenario)
-                    report.scenarios.append(try await googlePlayScenario(postgres: postgres, standIn: standIn, daemons: daemons))
+                    report.scenarios.append(
+                        try await googlePlayScenario(postgres: postgres, standIn: standIn, daemons: daemons)
+                    )
                     say("offline verification of signed transactions, one core")
                     report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
                 }
@@ -86,7 +118,11 @@ package struct BenchmarkRun: Sendable {
         say("database ceiling: pgbench, \(configuration.ceilingClients) clients, \(configuration.ceilingSeconds) s")
         let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_ceiling")
         report.ceiling = try await DatabaseCeiling.measure(
-            postgres: postgres, database: database, clients: configuration.ceilingClients, seconds: configuration.ceilingSeconds)
+            postgres: postgres,
+            database: database,
+            clients: configuration.ceilingClients,
+            seconds: configuration.ceilingSeconds
+        )
         return report
     }
 }

@@ -1,4 +1,5 @@
 import ReceiptdCore
+
 /// One benchmark scenario's measurements: some daemons, one Apple latency, a batch of orders.
 package struct BenchmarkScenario: Sendable, Codable {
     /// Daemon processes.

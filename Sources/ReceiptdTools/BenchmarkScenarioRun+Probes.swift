@@ -23,7 +23,8 @@ extension BenchmarkScenarioRun {
         var seconds: [Double] = []
         for index in 0..<samples {
             let order = "replace-\(index)"
-            let slow = probeReceipt(order, delay: 30_000), newer = probeReceipt(order + "-newer", delay: 0)
+            let slow = probeReceipt(order, delay: 30_000)
+            let newer = probeReceipt(order + "-newer", delay: 0)
             _ = try await enqueue(order: order, receipt: slow, on: connection)
             _ = try await firstRequest { $0.receiptData == slow }
             let enqueued = try await enqueue(order: order, receipt: newer, on: connection)
@@ -38,11 +39,16 @@ extension BenchmarkScenarioRun {
 
     /// Enqueues one order and returns its job's `created_at` (seconds since 1970).
     private func enqueue(order: String, receipt: String, on connection: PostgresConnection) async throws -> Double {
-        let id = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, 1) AS id",
-                                              [order, "probe-" + order, LoadOrderFactory.product, receipt]).first?.int("id") ?? 0
+        let id =
+            try await connection.execute(
+                "SELECT iap.enqueue_receipt($1, $2, $3, $4, 1) AS id",
+                [order, "probe-" + order, LoadOrderFactory.product, receipt]
+            ).first?.int("id") ?? 0
         // The job row is visible only after the enqueue's statement, hence a second one.
         let row = try await connection.execute(
-            "SELECT extract(epoch FROM created_at)::float8 AS t FROM iap.jobs WHERE id = $1", [id]).first
+            "SELECT extract(epoch FROM created_at)::float8 AS t FROM iap.jobs WHERE id = $1",
+            [id]
+        ).first
         guard let created = Double(row?["t"] ?? "") else { throw LoadError("enqueue of \(order) returned no job") }
         return created
     }
@@ -62,7 +68,13 @@ extension BenchmarkScenarioRun {
         let id = String(UInt64.random(in: 1_000_000_000_000...9_999_999_999_999))
         return SyntheticReceipt(
             bundleID: "bench.\(tag)",
-            inApp: [SyntheticTransaction(transactionID: id, productID: LoadOrderFactory.product, purchaseDateMilliseconds: now)],
+            inApp: [
+                SyntheticTransaction(
+                    transactionID: id,
+                    productID: LoadOrderFactory.product,
+                    purchaseDateMilliseconds: now
+                )
+            ],
             delayMilliseconds: delay
         ).encoded()
     }

@@ -21,15 +21,22 @@ struct BenchmarkScenarioRun {
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
-        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)",
-                                                          migrator: build.name == "this" ? nil : build.executable)
+        let database = try await BenchmarkDatabase.create(
+            on: postgres,
+            named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)",
+            migrator: build.name == "this" ? nil : build.executable
+        )
         let url = postgres.connectionString(database: database)
         let concurrency = max(1, configuration.totalConcurrency / daemons)
-        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-bench-\(getpid())").path
+        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-bench-\(getpid())")
+            .path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let processes = try (0..<daemons).map { index in
-            try DaemonProcess(executable: build.executable, environment: environment(url, concurrency: concurrency),
-                              logPath: "\(logDirectory)/\(database)-\(index).log")
+            try DaemonProcess(
+                executable: build.executable,
+                environment: environment(url, concurrency: concurrency),
+                logPath: "\(logDirectory)/\(database)-\(index).log"
+            )
         }
         let connection: PostgresConnection
         do {
@@ -39,8 +46,15 @@ struct BenchmarkScenarioRun {
             throw error
         }
         do {
-            let scenario = try await measure(processes, concurrency: concurrency, database: database, url: url,
-                                             connection: connection, report: &report, probes: probes)
+            let scenario = try await measure(
+                processes,
+                concurrency: concurrency,
+                database: database,
+                url: url,
+                connection: connection,
+                report: &report,
+                probes: probes
+            )
             await connection.close()
             return scenario
         } catch {
@@ -51,8 +65,13 @@ struct BenchmarkScenarioRun {
     }
 
     private func measure(
-        _ processes: [DaemonProcess], concurrency: Int, database: String, url: String, connection: PostgresConnection,
-        report: inout BenchmarkReport, probes: Bool
+        _ processes: [DaemonProcess],
+        concurrency: Int,
+        database: String,
+        url: String,
+        connection: PostgresConnection,
+        report: inout BenchmarkReport,
+        probes: Bool
     ) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
         try await waitUntilListening(daemons, database: database, connection: connection)
@@ -62,16 +81,24 @@ struct BenchmarkScenarioRun {
             report.replace = try await replaceLatency(connection: connection, samples: configuration.replaceSamples)
         }
         benchmark.say("\(daemons) daemon(s) × \(concurrency), Apple \(latency) ms: \(configuration.orders) orders")
-        let mix = switch kind {
-        case .receipt: "full=1"
-        case .transaction: "transaction=1"
-        case .googlePurchase: "google=1"
-        }
+        let mix =
+            switch kind {
+            case .receipt: "full=1"
+            case .transaction: "transaction=1"
+            case .googlePurchase: "google=1"
+            }
         let generator = LoadGenerator(
-            configuration: .init(orders: configuration.orders, mix: try LoadMix(parsing: mix), signer: .chain(standIn.testChain)),
-            databaseURL: url)
+            configuration: .init(
+                orders: configuration.orders,
+                mix: try LoadMix(parsing: mix),
+                signer: .chain(standIn.testChain)
+            ),
+            databaseURL: url
+        )
         let postmaster = postgres.postmasterPID ?? 0
-        let cpuBefore = (postgres: ProcessStats.treeCPUSeconds(root: postmaster), own: ProcessStats(pid: getpid())?.cpuSeconds ?? 0)
+        let cpuBefore = (
+            postgres: ProcessStats.treeCPUSeconds(root: postmaster), own: ProcessStats(pid: getpid())?.cpuSeconds ?? 0
+        )
         let summary = try await generator.run()
         let verdict = try await generator.waitForOutcomes(of: summary, timeout: configuration.scenarioTimeLimit)
         // Read before the daemons exit: /proc forgets them once they are reaped.
@@ -80,39 +107,61 @@ struct BenchmarkScenarioRun {
         let ownCPU = (ProcessStats(pid: getpid())?.cpuSeconds ?? 0) - cpuBefore.own
         let latencies = try await connection.execute(
             "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE starts_with(order_id, $1)",
-            [summary.runID + "-"]).rows.compactMap { $0[0].flatMap(Double.init) }
-        let retries = try await connection.execute(
-            "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'").first?.int("n") ?? 0
+            [summary.runID + "-"]
+        ).rows.compactMap { $0[0].flatMap(Double.init) }
+        let retries =
+            try await connection.execute(
+                "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'"
+            ).first?.int("n") ?? 0
         for process in processes { _ = await process.terminate(timeout: .seconds(10)) }
         let cpu = stats.reduce(0) { $0 + $1.cpuSeconds }
         let perThousand = { (seconds: Double) in verdict.settled > 0 ? seconds / Double(verdict.settled) * 1000 : 0 }
         return BenchmarkScenario(
-            daemons: daemons, appleLatencyMilliseconds: latency, concurrencyPerDaemon: concurrency, orders: verdict.settled,
-            seconds: verdict.seconds, ordersPerSecond: verdict.ordersPerSecond,
-            enqueuedPerSecond: summary.ordersPerSecond, retries: retries, latency: LatencySummary(seconds: latencies),
-            build: build.name, cpuSecondsPer1000Orders: perThousand(cpu), postgresCPUSecondsPer1000Orders: perThousand(postgresCPU),
+            daemons: daemons,
+            appleLatencyMilliseconds: latency,
+            concurrencyPerDaemon: concurrency,
+            orders: verdict.settled,
+            seconds: verdict.seconds,
+            ordersPerSecond: verdict.ordersPerSecond,
+            enqueuedPerSecond: summary.ordersPerSecond,
+            retries: retries,
+            latency: LatencySummary(seconds: latencies),
+            build: build.name,
+            cpuSecondsPer1000Orders: perThousand(cpu),
+            postgresCPUSecondsPer1000Orders: perThousand(postgresCPU),
             standInCPUSecondsPer1000Orders: perThousand(ownCPU),
-            peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576, correct: verdict.isCorrect, kind: kind)
+            peakRSSMebibytes: Double(stats.map(\.peakResidentBytes).max() ?? 0) / 1_048_576,
+            correct: verdict.isCorrect,
+            kind: kind
+        )
     }
 
     private func environment(_ url: String, concurrency: Int) -> [String: String] {
-        DaemonProcess.environment(database: url, standIn: standIn, overrides: storeEnvironment.merging([
-            "RECEIPTD_CONCURRENCY": String(concurrency),
-            // A transient failure retries within a second instead of minutes, so a scenario ends.
-            "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",
-        ]) { $1 })
+        DaemonProcess.environment(
+            database: url,
+            standIn: standIn,
+            overrides: storeEnvironment.merging([
+                "RECEIPTD_CONCURRENCY": String(concurrency),
+                // A transient failure retries within a second instead of minutes, so a scenario ends.
+                "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "1", "RECEIPTD_MAX_ATTEMPTS": "100",
+            ]) { $1 }
+        )
     }
 
     /// Waits until every daemon has its `LISTEN` up, so the clock does not include their start.
     private func waitUntilListening(_ count: Int, database: String, connection: PostgresConnection) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            let listening = try await connection.execute(
-                "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'", [database]
-            ).first?.int("n") ?? 0
+            let listening =
+                try await connection.execute(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND query LIKE 'LISTEN%'",
+                    [database]
+                ).first?.int("n") ?? 0
             if listening >= count { return }
             try await Task.sleep(for: .milliseconds(100))
         }
-        throw LoadError("daemons did not start listening within 30 s (logs in \(FileManager.default.temporaryDirectory.path))")
+        throw LoadError(
+            "daemons did not start listening within 30 s (logs in \(FileManager.default.temporaryDirectory.path))"
+        )
     }
 }

@@ -19,8 +19,10 @@ struct ChaosGameTransaction: Sendable {
         /// The broken rule, if any: other orders must keep settling while the game holds one.
         var violations: [String] {
             guard let orderID, othersOpen > 0, othersFinished == 0 else { return [] }
-            return ["no other job finished in the \(String(format: "%.1f", seconds)) s a game transaction held order \(orderID) "
-                    + "(\(othersOpen) were open)"]
+            return [
+                "no other job finished in the \(String(format: "%.1f", seconds)) s a game transaction held order \(orderID) "
+                    + "(\(othersOpen) were open)"
+            ]
         }
     }
 
@@ -39,22 +41,32 @@ struct ChaosGameTransaction: Sendable {
         }
         do {
             try await game.execute("BEGIN")
-            held.orderID = try await game.execute("""
+            held.orderID = try await game.execute(
+                """
                 SELECT o.order_id FROM iap.orders o JOIN iap.jobs j USING (order_id)
                 WHERE j.state IN ('running', 'pending')
                 ORDER BY j.state = 'running' DESC, j.id
                 LIMIT 1
                 FOR UPDATE OF o, j
-                """).first?["order_id"]
+                """
+            ).first?["order_id"]
             let start = ContinuousClock.now
             let startedAt = try await observer.execute("SELECT now()::text AS t").first?["t"]
-            held.othersOpen = try await observer.execute("""
-                SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running') AND order_id IS DISTINCT FROM $1
-                """, [held.orderID]).first?.int("n") ?? 0
+            held.othersOpen =
+                try await observer.execute(
+                    """
+                    SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running') AND order_id IS DISTINCT FROM $1
+                    """,
+                    [held.orderID]
+                ).first?.int("n") ?? 0
             try await Task.sleep(for: .seconds(seconds))
-            held.othersFinished = try await observer.execute("""
-                SELECT count(*) AS n FROM iap.jobs WHERE finished_at >= $2::timestamptz AND order_id IS DISTINCT FROM $1
-                """, [held.orderID, startedAt]).first?.int("n") ?? 0
+            held.othersFinished =
+                try await observer.execute(
+                    """
+                    SELECT count(*) AS n FROM iap.jobs WHERE finished_at >= $2::timestamptz AND order_id IS DISTINCT FROM $1
+                    """,
+                    [held.orderID, startedAt]
+                ).first?.int("n") ?? 0
             let elapsed = ContinuousClock.now - start
             held.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
             try await game.execute("COMMIT")

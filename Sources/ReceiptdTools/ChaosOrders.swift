@@ -46,8 +46,12 @@ struct ChaosOrders {
     init(count: Int, outageOrders: Int = 0, standIn: AppStoreStandIn) {
         let now = String(Int64(Date().timeIntervalSince1970 * 1000))
         func receipt(_ ids: [String], delay: Int? = nil) -> String {
-            SyntheticReceipt(inApp: ids.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
-                             delayMilliseconds: delay).encoded()
+            SyntheticReceipt(
+                inApp: ids.map {
+                    SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now)
+                },
+                delayMilliseconds: delay
+            ).encoded()
         }
         for index in 0..<count {
             let order = "chaos-\(index)"
@@ -57,13 +61,18 @@ struct ChaosOrders {
             case 4:
                 // Google Play: the order is paid, and the purchase must be acknowledged exactly once.
                 let token = SyntheticPurchaseToken(productID: Self.product, orderID: "GPA.\(transaction)")
-                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: token.encoded(), kind: .googlePurchase))
+                initial.append(
+                    Enqueue(orderID: order, userID: user, quantity: 1, receipt: token.encoded(), kind: .googlePurchase)
+                )
                 expectations[order] = .full(transactionID: "GPA.\(transaction)")
             case 5:
                 // Alternately a signed transaction, verified offline, and a transaction id the daemons look up.
                 let token = UUID()
-                let payload = SignedTransactionPayload(transactionId: transaction, productId: Self.product,
-                                                       appAccountToken: token.uuidString.lowercased())
+                let payload = SignedTransactionPayload(
+                    transactionId: transaction,
+                    productId: Self.product,
+                    appAccountToken: token.uuidString.lowercased()
+                )
                 let input: String
                 if index % 20 == 5 {
                     input = standIn.testChain.signedTransaction(payload)
@@ -71,8 +80,16 @@ struct ChaosOrders {
                     standIn.register(payload)
                     input = transaction
                 }
-                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: input, kind: .transaction,
-                                       appAccountToken: token))
+                initial.append(
+                    Enqueue(
+                        orderID: order,
+                        userID: user,
+                        quantity: 1,
+                        receipt: input,
+                        kind: .transaction,
+                        appAccountToken: token
+                    )
+                )
                 expectations[order] = .full(transactionID: transaction)
             case 6:
                 initial.append(Enqueue(orderID: order, userID: user, quantity: 2, receipt: receipt([transaction])))
@@ -83,11 +100,15 @@ struct ChaosOrders {
             case 8:
                 let thief = "\(order)-replay"
                 initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction])))
-                initial.append(Enqueue(orderID: thief, userID: "\(user)-other", quantity: 1, receipt: receipt([transaction])))
+                initial.append(
+                    Enqueue(orderID: thief, userID: "\(user)-other", quantity: 1, receipt: receipt([transaction]))
+                )
                 expectations[order] = .replayPair(otherOrderID: thief, transactionID: transaction)
             case 9:
                 let second = String(2_000_000_000 + index * 10 + 1)
-                initial.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction], delay: 300)))
+                initial.append(
+                    Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([transaction], delay: 300))
+                )
                 replacements.append(Enqueue(orderID: order, userID: user, quantity: 1, receipt: receipt([second])))
                 expectations[order] = .replaced(first: transaction, second: second)
             default:
@@ -98,7 +119,9 @@ struct ChaosOrders {
         for index in 0..<outageOrders {
             let order = "chaos-outage-\(index)"
             let transaction = String(3_000_000_000 + index)
-            outageBatch.append(Enqueue(orderID: order, userID: "outage-user-\(index)", quantity: 1, receipt: receipt([transaction])))
+            outageBatch.append(
+                Enqueue(orderID: order, userID: "outage-user-\(index)", quantity: 1, receipt: receipt([transaction]))
+            )
             expectations[order] = .full(transactionID: transaction)
         }
     }

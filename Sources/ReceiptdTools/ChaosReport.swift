@@ -34,16 +34,26 @@ package struct ChaosReport: Sendable {
     package var violations: [String]
 
     static func check(
-        orders plan: ChaosOrders, connection: PostgresConnection, elapsed: Duration, kills: Int, crashes: Int,
-        gracefulExitCodes: [Int32?], apple: Int, serverAPI: Int, googleFinalizations: [RecordedGoogleFinalization], forgedCancels: Int
+        orders plan: ChaosOrders,
+        connection: PostgresConnection,
+        elapsed: Duration,
+        kills: Int,
+        crashes: Int,
+        gracefulExitCodes: [Int32?],
+        apple: Int,
+        serverAPI: Int,
+        googleFinalizations: [RecordedGoogleFinalization],
+        forgedCancels: Int
     ) async throws -> ChaosReport {
         var violations: [String] = []
-        let rows = try await connection.execute("""
+        let rows = try await connection.execute(
+            """
             SELECT o.order_id, o.outcome::text AS outcome, o.quantity, o.delivered_quantity,
                    coalesce(sum(d.quantity), 0) AS ledger_quantity, coalesce(string_agg(d.transaction_id, ','), '') AS transactions
             FROM iap.orders o LEFT JOIN iap.deliveries d USING (order_id)
             GROUP BY o.order_id
-            """).namedRows
+            """
+        ).namedRows
         var byOrder: [String: QueryResult.Row] = [:]
         for row in rows { byOrder[try row.string("order_id")] = row }
 
@@ -51,22 +61,28 @@ package struct ChaosReport: Sendable {
         if !missing.isEmpty { violations.append("\(missing.count) orders missing, e.g. \(missing.sorted().prefix(3))") }
         for (id, row) in byOrder.sorted(by: { $0.key < $1.key }) {
             if row["outcome"] == nil { violations.append("\(id): no outcome") }
-            let ledger = try row.int("ledger_quantity"), delivered = try row.int("delivered_quantity")
+            let ledger = try row.int("ledger_quantity")
+            let delivered = try row.int("delivered_quantity")
             if ledger != delivered { violations.append("\(id): ledger has \(ledger) units, order says \(delivered)") }
             if delivered > (try row.int("quantity")) { violations.append("\(id): delivered \(delivered) > quantity") }
         }
         for (id, expectation) in plan.expectations {
             violations += ChaosExpectationCheck.violations(of: expectation, order: id, rows: byOrder)
         }
-        let running = try await connection.execute("SELECT count(*) AS n FROM iap.jobs WHERE state IN ('running', 'pending')").first?.int("n") ?? -1
+        let running =
+            try await connection.execute("SELECT count(*) AS n FROM iap.jobs WHERE state IN ('running', 'pending')")
+            .first?.int("n") ?? -1
         if running != 0 { violations.append("\(running) jobs still pending or running") }
         if crashes > 0 { violations.append("\(crashes) daemon crashes that the run did not cause") }
         let unclean = gracefulExitCodes.filter { $0 != 0 }
-        if !unclean.isEmpty { violations.append("daemons did not exit 0 on SIGTERM: \(unclean.map { $0.map(String.init) ?? "killed" })") }
+        if !unclean.isEmpty {
+            violations.append("daemons did not exit 0 on SIGTERM: \(unclean.map { $0.map(String.init) ?? "killed" })")
+        }
 
         // Every delivered Google purchase acknowledged exactly once (successful calls), and no other purchase at all.
         let googleDelivered = try await connection.execute(
-            "SELECT transaction_id FROM iap.deliveries WHERE store = 'google'").rows.compactMap { $0[0] }
+            "SELECT transaction_id FROM iap.deliveries WHERE store = 'google'"
+        ).rows.compactMap { $0[0] }
         var acknowledged: [String: Int] = [:]
         for call in googleFinalizations where call.httpStatus == 200 {
             acknowledged[SyntheticPurchaseToken(token: call.token)?.orderID ?? call.token, default: 0] += 1
@@ -81,13 +97,26 @@ package struct ChaosReport: Sendable {
         var outcomes: [String: Int] = [:]
         for row in rows { outcomes[row["outcome"] ?? "none", default: 0] += 1 }
         let deliveries = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
-        let transactionOrders = try await connection.execute("""
-            SELECT count(DISTINCT d.order_id) AS n FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id WHERE j.kind = 'transaction'
-            """).first?.int("n") ?? 0
-        return ChaosReport(orders: rows.count, elapsed: elapsed, kills: kills, crashes: crashes, forgedCancels: forgedCancels,
-                           appleCalls: apple, serverAPIRequests: serverAPI, transactionOrders: transactionOrders,
-                           googleDeliveries: googleDelivered.count,
-                           deliveries: deliveries, outcomes: outcomes, violations: violations)
+        let transactionOrders =
+            try await connection.execute(
+                """
+                SELECT count(DISTINCT d.order_id) AS n FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id WHERE j.kind = 'transaction'
+                """
+            ).first?.int("n") ?? 0
+        return ChaosReport(
+            orders: rows.count,
+            elapsed: elapsed,
+            kills: kills,
+            crashes: crashes,
+            forgedCancels: forgedCancels,
+            appleCalls: apple,
+            serverAPIRequests: serverAPI,
+            transactionOrders: transactionOrders,
+            googleDeliveries: googleDelivered.count,
+            deliveries: deliveries,
+            outcomes: outcomes,
+            violations: violations
+        )
     }
 
     /// A few lines for a terminal.

@@ -23,8 +23,16 @@ extension ChaosRun {
         package var seed: UInt64
 
         /// Creates a configuration; the defaults are the small run CI does.
-        package init(daemons: Int = 3, orders: Int = 1_000, killInterval: Double = 3, restartDatabase: Bool = true,
-                    databaseOutage: Double = 2.5, forgeCancels: Bool = true, timeLimit: Double = 240, seed: UInt64 = 1) {
+        package init(
+            daemons: Int = 3,
+            orders: Int = 1_000,
+            killInterval: Double = 3,
+            restartDatabase: Bool = true,
+            databaseOutage: Double = 2.5,
+            forgeCancels: Bool = true,
+            timeLimit: Double = 240,
+            seed: UInt64 = 1
+        ) {
             self.databaseOutage = databaseOutage
             self.forgeCancels = forgeCancels
             self.daemons = daemons

@@ -24,15 +24,26 @@ package struct ChaosRun {
     /// Runs it; the report says whether every check held.
     package func run() async throws -> ChaosReport {
         // synchronous_commit stays on: an immediate restart must lose no committed transaction.
-        let postgres = try TemporaryPostgres.start(configuration: .init(maxConnections: 300, settings: ["synchronous_commit": "on"]))
+        let postgres = try TemporaryPostgres.start(
+            configuration: .init(maxConnections: 300, settings: ["synchronous_commit": "on"])
+        )
         defer { postgres.stop() }
         let key = ServerAPITestKey.generate()
         let standIn = AppStoreStandIn(
-            configuration: .init(latency: .uniform(minMilliseconds: 0, maxMilliseconds: 30), unavailableRate: 0.05,
-                                 status21005Rate: 0.05, resetRate: 0.02, seed: configuration.seed, serverAPIKey: key.publicKey),
-            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+            configuration: .init(
+                latency: .uniform(minMilliseconds: 0, maxMilliseconds: 30),
+                unavailableRate: 0.05,
+                status21005Rate: 0.05,
+                resetRate: 0.02,
+                seed: configuration.seed,
+                serverAPIKey: key.publicKey
+            ),
+            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await standIn.start()
-        let googlePlay = GooglePlayStandIn(logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let googlePlay = GooglePlayStandIn(
+            logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await googlePlay.start()
         let files = try StoreKitFiles(standIn: standIn, key: key)
         let googleFiles = try GooglePlayFiles(standIn: googlePlay)
@@ -41,8 +52,12 @@ package struct ChaosRun {
             googleFiles.remove()
         }
         do {
-            let report = try await run(postgres: postgres, standIn: standIn, googlePlay: googlePlay,
-                                       environment: files.environment.merging(googleFiles.environment) { $1 })
+            let report = try await run(
+                postgres: postgres,
+                standIn: standIn,
+                googlePlay: googlePlay,
+                environment: files.environment.merging(googleFiles.environment) { $1 }
+            )
             try await standIn.shutdown()
             try await googlePlay.shutdown()
             return report
@@ -53,20 +68,34 @@ package struct ChaosRun {
         }
     }
 
-    private func run(postgres: TemporaryPostgres, standIn: AppStoreStandIn, googlePlay: GooglePlayStandIn,
-                     environment storeEnvironment: [String: String]) async throws -> ChaosReport {
+    private func run(
+        postgres: TemporaryPostgres,
+        standIn: AppStoreStandIn,
+        googlePlay: GooglePlayStandIn,
+        environment storeEnvironment: [String: String]
+    ) async throws -> ChaosReport {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
-        let orders = ChaosOrders(count: configuration.orders, outageOrders: configuration.storeOutage ? 20 : 0, standIn: standIn)
+        let orders = ChaosOrders(
+            count: configuration.orders,
+            outageOrders: configuration.storeOutage ? 20 : 0,
+            standIn: standIn
+        )
         for call in orders.initial { try await enqueue(call, on: connection) }
         say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
 
-        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())").path
+        let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())")
+            .path
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let environment = daemonEnvironment(database: database, standIn: standIn).merging(storeEnvironment) { $1 }
         var storeOutage = ChaosStoreOutage(google: googlePlay, batch: orders.outageBatch, say: say)
-        var fleet = try DaemonFleet(size: configuration.daemons, executable: executable, environment: environment, logDirectory: logDirectory)
+        var fleet = try DaemonFleet(
+            size: configuration.daemons,
+            executable: executable,
+            environment: environment,
+            logDirectory: logDirectory
+        )
 
         let started = ContinuousClock.now
         var lastKill = started
@@ -87,15 +116,21 @@ package struct ChaosRun {
                 game = Task { await transaction.run() }
                 gameEnds = .now + .seconds(transaction.seconds + 2)
             }
-            if configuration.killInterval > 0, !storeOutage.holdsKills, ContinuousClock.now - lastKill >= .seconds(configuration.killInterval) {
+            if configuration.killInterval > 0, !storeOutage.holdsKills,
+                ContinuousClock.now - lastKill >= .seconds(configuration.killInterval)
+            {
                 try fleet.killOneAndRestart()
                 lastKill = .now
             }
             do {
-                open = try await connection.execute(
-                    "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
+                open =
+                    try await connection.execute(
+                        "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')"
+                    ).first?.int("n") ?? 0
                 if configuration.forgeCancels { forged += try await forgeCancels(on: connection) }
-                try await storeOutage.step(ready: restarted && outageDone, connection: connection) { try await enqueue($0, on: connection) }
+                try await storeOutage.step(ready: restarted && outageDone, connection: connection) {
+                    try await enqueue($0, on: connection)
+                }
             } catch {
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
@@ -120,61 +155,88 @@ package struct ChaosRun {
                 connection = try await PostgresConnection.connect(database)
                 continue
             }
-            let owed = (try? await connection.execute(
-                "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL").first?.int("n")) ?? 1
+            let owed =
+                (try? await connection.execute(
+                    "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL"
+                ).first?.int("n")) ?? 1
             if open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver { break }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
         let exitCodes = await fleet.terminateAll()
         var report = try await ChaosReport.check(
-            orders: orders, connection: connection, elapsed: elapsed, kills: fleet.kills, crashes: fleet.crashes,
-            gracefulExitCodes: exitCodes, apple: standIn.recordedRequests().count,
-            serverAPI: standIn.recordedServerAPIRequests().count, googleFinalizations: googlePlay.recordedFinalizations(),
-            forgedCancels: forged)
+            orders: orders,
+            connection: connection,
+            elapsed: elapsed,
+            kills: fleet.kills,
+            crashes: fleet.crashes,
+            gracefulExitCodes: exitCodes,
+            apple: standIn.recordedRequests().count,
+            serverAPI: standIn.recordedServerAPIRequests().count,
+            googleFinalizations: googlePlay.recordedFinalizations(),
+            forgedCancels: forged
+        )
         if let held = await game?.value {
             report.gameTransactionSeconds = held.seconds
             report.violations += held.violations
-            say("a game transaction held order \(held.orderID ?? "none") for \(String(format: "%.1f", held.seconds)) s; "
-                + "\(held.othersFinished) of \(held.othersOpen) other open jobs finished meanwhile")
+            say(
+                "a game transaction held order \(held.orderID ?? "none") for \(String(format: "%.1f", held.seconds)) s; "
+                    + "\(held.othersFinished) of \(held.othersOpen) other open jobs finished meanwhile"
+            )
         }
         report.settledDuringStoreOutage = storeOutage.settled
         report.violations += storeOutage.violations
         if !storeOutage.isOver { report.violations.append("Google Play was still out when the run ended") }
         await connection.close()
-        if report.violations.isEmpty { try? FileManager.default.removeItem(atPath: logDirectory) }
-        else { say("daemon logs kept in \(logDirectory)") }
+        if report.violations.isEmpty {
+            try? FileManager.default.removeItem(atPath: logDirectory)
+        } else {
+            say("daemon logs kept in \(logDirectory)")
+        }
         return report
     }
 
     /// Names up to three running jobs on the cancel channel though nobody replaced them, as any role can.
     private func forgeCancels(on connection: PostgresConnection) async throws -> Int {
-        try await connection.execute("""
+        try await connection.execute(
+            """
             SELECT pg_notify('iap_job_cancel', id::text)
             FROM (SELECT id FROM iap.jobs WHERE state = 'running' ORDER BY random() LIMIT 3) running
-            """).rows.count
+            """
+        ).rows.count
     }
 
     private func enqueue(_ call: ChaosOrders.Enqueue, on connection: PostgresConnection) async throws {
-        let function = switch call.kind {
-        case .receipt: "iap.enqueue_receipt"
-        case .transaction: "iap.enqueue_transaction"
-        case .googlePurchase: "iap.enqueue_google_purchase"
-        }
+        let function =
+            switch call.kind {
+            case .receipt: "iap.enqueue_receipt"
+            case .transaction: "iap.enqueue_transaction"
+            case .googlePurchase: "iap.enqueue_google_purchase"
+            }
         if call.kind == .transaction {
-            try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5, $6::uuid)",
-                                         [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity,
-                                          call.appAccountToken?.uuidString])
+            try await connection.execute(
+                "SELECT \(function)($1, $2, $3, $4, $5, $6::uuid)",
+                [
+                    call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity,
+                    call.appAccountToken?.uuidString,
+                ]
+            )
             return
         }
-        try await connection.execute("SELECT \(function)($1, $2, $3, $4, $5)",
-                                     [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity])
+        try await connection.execute(
+            "SELECT \(function)($1, $2, $3, $4, $5)",
+            [call.orderID, call.userID, ChaosOrders.product, call.receipt, call.quantity]
+        )
     }
 
     private func daemonEnvironment(database: String, standIn: AppStoreStandIn) -> [String: String] {
-        DaemonProcess.environment(database: database, standIn: standIn, overrides: [
-            "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
-            "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
-        ])
+        DaemonProcess.environment(
+            database: database,
+            standIn: standIn,
+            overrides: [
+                "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
+                "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
+            ]
+        )
     }
 }

@@ -56,15 +56,19 @@ struct ChaosStoreOutage {
     /// One step of the run's loop: once `ready` (the database phases are over) and only Google jobs are open,
     /// holds the kills for the quiet time, enqueues the batch, and ends the outage when the batch has settled
     /// or the limit passed.
-    mutating func step(ready: Bool, connection: PostgresConnection,
-                       enqueue: (ChaosOrders.Enqueue) async throws -> Void) async throws {
+    mutating func step(
+        ready: Bool,
+        connection: PostgresConnection,
+        enqueue: (ChaosOrders.Enqueue) async throws -> Void
+    ) async throws {
         switch phase {
         case .over:
             return
         case .waiting:
             guard ready else { return }
             let others = try await connection.execute(
-                "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running') AND kind <> 'google_purchase'").first?.int("n")
+                "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running') AND kind <> 'google_purchase'"
+            ).first?.int("n")
             guard others == 0 else { return }
             phase = .quiet(since: .now)
         case .quiet(let since):
@@ -73,13 +77,17 @@ struct ChaosStoreOutage {
             say("Google Play out (503): enqueued \(batch.count) App Store orders that must settle meanwhile")
             phase = .batchEnqueued(at: .now)
         case .batchEnqueued(let at):
-            settled = try await connection.execute(
-                "SELECT count(*) AS n FROM iap.orders WHERE order_id = ANY (string_to_array($1, ',')) AND outcome IS NOT NULL",
-                [batch.map(\.orderID).joined(separator: ",")]).first?.int("n") ?? 0
+            settled =
+                try await connection.execute(
+                    "SELECT count(*) AS n FROM iap.orders WHERE order_id = ANY (string_to_array($1, ',')) AND outcome IS NOT NULL",
+                    [batch.map(\.orderID).joined(separator: ",")]
+                ).first?.int("n") ?? 0
             let late = ContinuousClock.now - at > Self.limit
             guard settled == batch.count || late else { return }
             if late {
-                violations.append("while Google Play was out, \(settled) of \(batch.count) App Store orders settled within \(Self.limit)")
+                violations.append(
+                    "while Google Play was out, \(settled) of \(batch.count) App Store orders settled within \(Self.limit)"
+                )
             }
             google.failPurchaseLookups(status: nil)
             say("Google Play back after \(settled) of \(batch.count) App Store orders settled while it was out")

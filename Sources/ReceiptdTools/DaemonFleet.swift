@@ -21,7 +21,11 @@ struct DaemonFleet {
 
     private mutating func spawn() throws -> DaemonProcess {
         started += 1
-        return try DaemonProcess(executable: executable, environment: environment, logPath: "\(logDirectory)/daemon-\(started).log")
+        return try DaemonProcess(
+            executable: executable,
+            environment: environment,
+            logPath: "\(logDirectory)/daemon-\(started).log"
+        )
     }
 
     /// Replaces daemons that exited on their own, counting each as a crash.

@@ -1,5 +1,6 @@
 import FakeAppStore
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,16 +40,20 @@ final class DaemonProcess {
         let status = withCStrings(arguments) { argv in
             withCStrings(variables) { envp in posix_spawn(&pid, executable, &actions, &attributes, argv, envp) }
         }
-        guard status == 0 else { throw ToolError("could not start \(executable): \(String(cString: strerror(status)))") }
+        guard status == 0 else {
+            throw ToolError("could not start \(executable): \(String(cString: strerror(status)))")
+        }
         self.pid = pid
     }
 
     /// The environment of a daemon pointed at `database` and the stand-in: this process's own, quiet logs,
     /// no metrics endpoint (several daemons share the host), a short shutdown grace, then `overrides`.
-    static func environment(database: String, standIn: AppStoreStandIn, overrides: [String: String]) -> [String: String] {
+    static func environment(database: String, standIn: AppStoreStandIn, overrides: [String: String]) -> [String: String]
+    {
         var environment = ProcessInfo.processInfo.environment
         environment.merge([
-            "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL, "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
+            "DATABASE_URL": database, "APPLE_VERIFY_URL": standIn.productionURL,
+            "APPLE_SANDBOX_VERIFY_URL": standIn.sandboxURL,
             "APPLE_BUNDLE_ID": SyntheticReceipt.defaultBundleID,
             "RECEIPTD_LOG_LEVEL": "warning", "RECEIPTD_METRICS_ADDR": "", "RECEIPTD_SHUTDOWN_GRACE": "2",
         ]) { $1 }

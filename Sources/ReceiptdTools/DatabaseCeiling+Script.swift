@@ -22,22 +22,35 @@ extension DatabaseCeiling {
     /// pay their order. Each `$n` becomes a pgbench variable, sent as a bind parameter under `-M prepared`; the
     /// claim builds the `jsonb` row sets that the daemon builds in Swift.
     static var jobScript: String {
-        let claim = substitute(JobStore.claimSQL, [String(jobsPerClaim), "'pgbench'", "'{receipt,transaction,google_purchase}'", "'all'"])
+        let claim = substitute(
+            JobStore.claimSQL,
+            [String(jobsPerClaim), "'pgbench'", "'{receipt,transaction,google_purchase}'", "'all'"]
+        )
         let rowSets = [
-            ("users", "jsonb_agg(DISTINCT user_id)"), ("orders", "jsonb_agg(order_id)"), ("job_ids", "jsonb_agg(id::text)"),
+            ("users", "jsonb_agg(DISTINCT user_id)"), ("orders", "jsonb_agg(order_id)"),
+            ("job_ids", "jsonb_agg(id::text)"),
             ("transactions", "jsonb_agg('pgb' || id)"),
-            ("deliveries", """
+            (
+                "deliveries",
+                """
                 jsonb_agg(jsonb_build_object('transaction_id', 'pgb' || id, 'order_id', order_id, 'user_id', user_id,
                     'product_id', product_id, 'quantity', 1, 'purchase_ms', 0, 'environment', 'Production', 'job_id', id))
-                """),
-            ("owners", "jsonb_agg(jsonb_build_object('original_id', 'pgb' || id, 'user_id', user_id, 'order_id', order_id))"),
+                """
+            ),
+            (
+                "owners",
+                "jsonb_agg(jsonb_build_object('original_id', 'pgb' || id, 'user_id', user_id, 'order_id', order_id))"
+            ),
             ("results", "jsonb_agg(jsonb_build_object('order_id', order_id, 'delivered', 1, 'outcome', 'full'))"),
             ("jobs", "jsonb_agg(jsonb_build_object('id', id, 'environment', 'Production', 'flag', NULL))"),
-            ("attempts", """
+            (
+                "attempts",
+                """
                 jsonb_agg(jsonb_build_object('job_id', id, 'order_id', order_id, 'attempt', attempts, 'started_ms', 0,
                     'duration_ms', 0, 'environment', 'Production', 'apple_status', 0, 'http_status', 200, 'result', 'verified',
                     'error_class', NULL, 'error', NULL))
-                """),
+                """
+            ),
         ]
         let picks = rowSets.map { "coalesce(\($1), '[]')::text AS \($0)" }.joined(separator: ",\n       ")
         return """

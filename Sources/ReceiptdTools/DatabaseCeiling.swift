@@ -15,11 +15,19 @@ package struct DatabaseCeiling: Sendable, Codable {
 
     /// Runs pgbench against `database` of `postgres`, after queueing a head start of jobs so a claim always finds
     /// a full batch (the enqueue script's weight keeps the queue level on average).
-    static func measure(postgres: TemporaryPostgres, database: String, clients: Int, seconds: Int) async throws -> DatabaseCeiling {
+    static func measure(
+        postgres: TemporaryPostgres,
+        database: String,
+        clients: Int,
+        seconds: Int
+    ) async throws -> DatabaseCeiling {
         let connection = try await PostgresConnection.connect(postgres.connectionString(database: database))
-        try await connection.execute("""
+        try await connection.execute(
+            """
             SELECT count(iap.enqueue_receipt('seed-' || g, 'seedu-' || g, $1, 'e30=', 1)) FROM generate_series(1, $2) g
-            """, [LoadOrderFactory.product, clients * jobsPerClaim * 10])
+            """,
+            [LoadOrderFactory.product, clients * jobsPerClaim * 10]
+        )
         await connection.close()
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-pgbench-\(getpid())")
@@ -34,9 +42,11 @@ package struct DatabaseCeiling: Sendable, Codable {
 
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try pgbenchPath())
-        process.arguments = ["-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "prepared",
-                             "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)",
-                             "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database]
+        process.arguments = [
+            "-h", "127.0.0.1", "-p", String(postgres.port), "-U", "postgres", "-n", "-M", "prepared",
+            "-f", "\(enqueuePath)@\(weights.enqueue)", "-f", "\(jobPath)@\(weights.jobs)",
+            "-c", String(clients), "-j", String(min(clients, 4)), "-T", String(seconds), database,
+        ]
         var environment = ProcessInfo.processInfo.environment
         environment["PGOPTIONS"] = sessionOptions
         process.environment = environment
@@ -59,8 +69,12 @@ package struct DatabaseCeiling: Sendable, Codable {
         let text = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
         guard done > 0 else { throw LoadError("pgbench settled no job:\n\(text.suffix(2000))") }
         let jobsPerSecond = Double(done) / elapsed
-        return DatabaseCeiling(clients: clients, seconds: seconds, jobsPerSecond: jobsPerSecond,
-                               averageLatencyMilliseconds: Double(clients) / jobsPerSecond * 1000)
+        return DatabaseCeiling(
+            clients: clients,
+            seconds: seconds,
+            jobsPerSecond: jobsPerSecond,
+            averageLatencyMilliseconds: Double(clients) / jobsPerSecond * 1000
+        )
     }
 
     private static func succeededJobs(postgres: TemporaryPostgres, database: String) async throws -> Int {

@@ -39,16 +39,26 @@ package struct DemoRun {
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }
         let serverAPIKey = ServerAPITestKey.generate()
-        let standIn = AppStoreStandIn(configuration: .init(sharedSecret: "demo-shared-secret", latency: .fixed(milliseconds: 50),
-                                                           serverAPIKey: serverAPIKey.publicKey),
-                                      logger: logger)
+        let standIn = AppStoreStandIn(
+            configuration: .init(
+                sharedSecret: "demo-shared-secret",
+                latency: .fixed(milliseconds: 50),
+                serverAPIKey: serverAPIKey.publicKey
+            ),
+            logger: logger
+        )
         _ = try await standIn.start()
         let googlePlay = GooglePlayStandIn(logger: logger)
         _ = try await googlePlay.start()
         let client = HTTPClient.makeForApple(concurrency: 16)
         do {
-            let result = try await run(database: postgres.connectionString(), standIn: standIn, serverAPIKey: serverAPIKey,
-                                       googlePlay: googlePlay, client: client)
+            let result = try await run(
+                database: postgres.connectionString(),
+                standIn: standIn,
+                serverAPIKey: serverAPIKey,
+                googlePlay: googlePlay,
+                client: client
+            )
             try await client.shutdown()
             try await standIn.shutdown()
             try await googlePlay.shutdown()
@@ -62,26 +72,46 @@ package struct DemoRun {
     }
 
     private func run(
-        database: String, standIn: AppStoreStandIn, serverAPIKey: ServerAPITestKey, googlePlay: GooglePlayStandIn, client: HTTPClient
+        database: String,
+        standIn: AppStoreStandIn,
+        serverAPIKey: ServerAPITestKey,
+        googlePlay: GooglePlayStandIn,
+        client: HTTPClient
     ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
         say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
-        let apple = AppleVerifier.Configuration(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
-                                                sharedSecret: "demo-shared-secret", requestTimeout: .seconds(10))
+        let apple = AppleVerifier.Configuration(
+            productionURL: standIn.productionURL,
+            sandboxURL: standIn.sandboxURL,
+            sharedSecret: "demo-shared-secret",
+            requestTimeout: .seconds(10)
+        )
         let daemon = ReceiptDaemon(
-            configuration: .init(concurrency: 16, backoff: Backoff(base: 0.2, maximum: 2), pollInterval: 0.2,
-                                 expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 15, shutdownGrace: 2),
-            connectionString: database, verifier: AppleVerifier(configuration: apple, client: client),
+            configuration: .init(
+                concurrency: 16,
+                backoff: Backoff(base: 0.2, maximum: 2),
+                pollInterval: 0.2,
+                expectedBundleID: SyntheticReceipt.defaultBundleID,
+                lease: 15,
+                shutdownGrace: 2
+            ),
+            connectionString: database,
+            verifier: AppleVerifier(configuration: apple, client: client),
             storeKit: StoreKitConfiguration(
                 trustedRoots: [standIn.testChain.root],
-                credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
-                                                  keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
-                                                  privateKey: serverAPIKey.privateKey),
-                serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL,
-                receiptRoots: [standIn.receiptChain.root]),
+                credentials: ServerAPICredentials(
+                    issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+                    keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
+                    privateKey: serverAPIKey.privateKey
+                ),
+                serverAPIURL: standIn.serverAPIURL,
+                serverAPISandboxURL: standIn.serverAPISandboxURL,
+                receiptRoots: [standIn.receiptChain.root]
+            ),
             googlePlay: try googlePlayConfiguration(googlePlay),
-            logger: logger)
+            logger: logger
+        )
         let group = ServiceGroup(configuration: .init(services: [daemon] + daemon.companions, logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -108,7 +138,10 @@ package struct DemoRun {
     /// The game server's side before payment: checkouts, and an order it closes unpaid.
     private func checkOut(on connection: PostgresConnection) async throws {
         for checkout in DemoScenario.checkouts {
-            try await connection.execute("SELECT iap.create_order($1, $2, $3)", [checkout.orderID, checkout.userID, checkout.productID])
+            try await connection.execute(
+                "SELECT iap.create_order($1, $2, $3)",
+                [checkout.orderID, checkout.userID, checkout.productID]
+            )
         }
         for order in DemoScenario.closed { try await connection.execute("SELECT iap.close_order($1)", [order]) }
         say("Checked out \(DemoScenario.checkouts.count) orders and closed \(DemoScenario.closed.count) unpaid")
@@ -118,11 +151,15 @@ package struct DemoRun {
     /// confirms exactly those transactions, so one delivered meanwhile stays owed.
     private func grant(on connection: PostgresConnection) async throws {
         for order in DemoScenario.granted {
-            let marked = try await connection.execute("""
-                SELECT iap.mark_granted(o.order_id, ARRAY(SELECT d.transaction_id FROM iap.owed_deliveries(o.user_id) d
-                                                          WHERE d.order_id = o.order_id)) AS n
-                FROM iap.orders o WHERE o.order_id = $1
-                """, [order]).first?.int("n") ?? 0
+            let marked =
+                try await connection.execute(
+                    """
+                    SELECT iap.mark_granted(o.order_id, ARRAY(SELECT d.transaction_id FROM iap.owed_deliveries(o.user_id) d
+                                                              WHERE d.order_id = o.order_id)) AS n
+                    FROM iap.orders o WHERE o.order_id = $1
+                    """,
+                    [order]
+                ).first?.int("n") ?? 0
             say("Granted \(order): \(marked) delivered transaction(s) confirmed")
         }
     }
@@ -131,8 +168,10 @@ package struct DemoRun {
         let calls = DemoScenario().calls
         for call in calls {
             if call.after > 0 { try await Task.sleep(for: .seconds(call.after)) }
-            try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
-                                         [call.orderID, call.userID, call.productID, call.receipt.encoded(), call.quantity])
+            try await connection.execute(
+                "SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+                [call.orderID, call.userID, call.productID, call.receipt.encoded(), call.quantity]
+            )
         }
         say("Enqueued \(calls.count) receipts; the daemon is verifying them …")
     }
@@ -140,8 +179,10 @@ package struct DemoRun {
     private func enqueueTransactions(on connection: PostgresConnection, standIn: AppStoreStandIn) async throws {
         let calls = try DemoScenario.transactions(standIn: standIn)
         for call in calls {
-            try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4, 1, $5::uuid)",
-                                         [call.orderID, call.userID, call.productID, call.transaction, call.appAccountToken?.uuidString])
+            try await connection.execute(
+                "SELECT iap.enqueue_transaction($1, $2, $3, $4, 1, $5::uuid)",
+                [call.orderID, call.userID, call.productID, call.transaction, call.appAccountToken?.uuidString]
+            )
         }
         say("Enqueued \(calls.count) StoreKit 2 transactions (signed, by id, forged, revoked, another account's)")
     }
@@ -149,7 +190,9 @@ package struct DemoRun {
     /// The daemon's settings for the stand-in Google Play: its service account, as a key file would give it.
     private func googlePlayConfiguration(_ googlePlay: GooglePlayStandIn) throws -> GooglePlayConfiguration {
         var configuration = GooglePlayConfiguration()
-        configuration.serviceAccount = try GoogleServiceAccount(json: Data(googlePlay.serviceAccount.json(tokenURI: googlePlay.tokenURL).utf8))
+        configuration.serviceAccount = try GoogleServiceAccount(
+            json: Data(googlePlay.serviceAccount.json(tokenURI: googlePlay.tokenURL).utf8)
+        )
         configuration.packageName = googlePlay.packageName
         configuration.apiURL = googlePlay.baseURL
         return configuration
@@ -162,18 +205,25 @@ package struct DemoRun {
                 // The replayed orderId comes after the purchase it copies has settled, as a replay does.
                 try await waitForOutcome(of: "demo-gp-purchased", on: connection)
             }
-            try await connection.execute("SELECT iap.enqueue_google_purchase($1, $2, $3, $4, 1, $5)",
-                                         [call.orderID, call.userID, call.productID, call.token.encoded(), call.accountID])
+            try await connection.execute(
+                "SELECT iap.enqueue_google_purchase($1, $2, $3, $4, 1, $5)",
+                [call.orderID, call.userID, call.productID, call.token.encoded(), call.accountID]
+            )
         }
-        say("Enqueued \(calls.count) Google Play purchases (purchased, pending, cancelled, a replayed orderId, another account's)")
+        say(
+            "Enqueued \(calls.count) Google Play purchases (purchased, pending, cancelled, a replayed orderId, another account's)"
+        )
         // The pending purchase: Google reports it pending, the job waits (a minute, at first) without using attempts.
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
             let waiting = try await connection.execute(
-                "SELECT last_error FROM iap.jobs WHERE order_id = 'demo-gp-pending' AND state = 'pending'").first?["last_error"]
+                "SELECT last_error FROM iap.jobs WHERE order_id = 'demo-gp-pending' AND state = 'pending'"
+            ).first?["last_error"]
             if let waiting, waiting.contains("pending at Google") {
                 say("demo-gp-pending: \(waiting); the demo skips the wait")
-                try await connection.execute("UPDATE iap.jobs SET run_at = now() WHERE order_id = 'demo-gp-pending' AND state = 'pending'")
+                try await connection.execute(
+                    "UPDATE iap.jobs SET run_at = now() WHERE order_id = 'demo-gp-pending' AND state = 'pending'"
+                )
                 return
             }
             try await Task.sleep(for: .milliseconds(100))
@@ -183,7 +233,10 @@ package struct DemoRun {
     private func waitForOutcome(of order: String, on connection: PostgresConnection) async throws {
         let deadline = ContinuousClock.now + .seconds(30)
         while ContinuousClock.now < deadline {
-            if try await connection.execute("SELECT 1 FROM iap.orders WHERE order_id = $1 AND outcome IS NOT NULL", [order]).first != nil {
+            if try await connection.execute(
+                "SELECT 1 FROM iap.orders WHERE order_id = $1 AND outcome IS NOT NULL",
+                [order]
+            ).first != nil {
                 return
             }
             try await Task.sleep(for: .milliseconds(50))
@@ -192,47 +245,69 @@ package struct DemoRun {
     }
 
     /// Waits until every delivered Google purchase is acknowledged, then says how many calls Google got.
-    private func waitForAcknowledgements(on connection: PostgresConnection, googlePlay: GooglePlayStandIn, timeout: Duration) async throws {
+    private func waitForAcknowledgements(
+        on connection: PostgresConnection,
+        googlePlay: GooglePlayStandIn,
+        timeout: Duration
+    ) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let owed = try await connection.execute(
-                "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL").first?.int("n") ?? 0
+            let owed =
+                try await connection.execute(
+                    "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL"
+                ).first?.int("n") ?? 0
             if owed == 0 { break }
             try await Task.sleep(for: .milliseconds(100))
         }
         let calls = googlePlay.recordedFinalizations().filter { $0.httpStatus == 200 }
         let tokens = Set(calls.map(\.token)).count
-        say("Google Play: \(calls.count) acknowledgement(s) for \(tokens) delivered purchase(s), each once; none for what paid nothing")
-        if calls.count != tokens || tokens != 2 { throw ToolError("demo: Google acknowledgements are not one per delivered purchase") }
+        say(
+            "Google Play: \(calls.count) acknowledgement(s) for \(tokens) delivered purchase(s), each once; none for what paid nothing"
+        )
+        if calls.count != tokens || tokens != 2 {
+            throw ToolError("demo: Google acknowledgements are not one per delivered purchase")
+        }
     }
 
     private func waitForOutcomes(on connection: PostgresConnection, timeout: Duration) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let open = try await connection.execute(
-                "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')").first?.int("n") ?? 0
+            let open =
+                try await connection.execute(
+                    "SELECT count(*) AS n FROM iap.jobs WHERE state IN ('pending', 'running')"
+                ).first?.int("n") ?? 0
             if open == 0 { return }
             try await Task.sleep(for: .milliseconds(200))
         }
         throw ToolError("demo: orders still open after \(timeout)")
     }
 
-    private func outcomes(from connection: PostgresConnection) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
-        let rows = try await connection.execute("""
+    private func outcomes(
+        from connection: PostgresConnection
+    ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
+        let rows = try await connection.execute(
+            """
             SELECT o.order_id, o.user_id, o.quantity, o.delivered_quantity, coalesce(o.outcome::text, '-') AS outcome,
                    o.status::text AS status,
                    coalesce(string_agg(j.id || ':' || j.state || coalesce(' (' || j.last_error || ')', ''), ', ' ORDER BY j.id), '-')
                        AS jobs
             FROM iap.orders o LEFT JOIN iap.jobs j USING (order_id)
             GROUP BY o.order_id ORDER BY min(j.id) NULLS LAST, o.order_id
-            """).namedRows.map { row in
+            """
+        ).namedRows.map { row in
             let order = try row.string("order_id")
-            return Row(orderID: order, userID: try row.string("user_id"), quantity: try row.string("quantity"),
-                       delivered: try row.string("delivered_quantity"), outcome: try row.string("outcome"),
-                       status: try row.string("status"), jobs: try row.string("jobs"),
-                       expectedOutcome: DemoScenario.expectedOutcomes[order] ?? DemoScenario.expectedTransactionOutcomes[order]
-                           ?? DemoScenario.expectedGoogleOutcomes[order],
-                       expectedStatus: DemoScenario.expectedStatuses[order])
+            return Row(
+                orderID: order,
+                userID: try row.string("user_id"),
+                quantity: try row.string("quantity"),
+                delivered: try row.string("delivered_quantity"),
+                outcome: try row.string("outcome"),
+                status: try row.string("status"),
+                jobs: try row.string("jobs"),
+                expectedOutcome: DemoScenario.expectedOutcomes[order] ?? DemoScenario.expectedTransactionOutcomes[order]
+                    ?? DemoScenario.expectedGoogleOutcomes[order],
+                expectedStatus: DemoScenario.expectedStatuses[order]
+            )
         }
         let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
         let unclaimed = try await connection.execute(

@@ -13,7 +13,8 @@ extension DemoScenario {
 
     /// The outcome each Google Play order must end with.
     static let expectedGoogleOutcomes: [String: String] = [
-        "demo-gp-purchased": "full", "demo-gp-pending": "full", "demo-gp-cancelled": "unmatched", "demo-gp-replay": "unmatched",
+        "demo-gp-purchased": "full", "demo-gp-pending": "full", "demo-gp-cancelled": "unmatched",
+        "demo-gp-replay": "unmatched",
         "demo-gp-account": "unmatched",
     ]
 
@@ -23,17 +24,41 @@ extension DemoScenario {
     static func googlePurchases() -> [GoogleEnqueue] {
         let gems = "com.example.gems100"
         return [
-            GoogleEnqueue(orderID: "demo-gp-purchased", userID: "rita", productID: gems,
-                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")),
-            GoogleEnqueue(orderID: "demo-gp-pending", userID: "sam", productID: gems,
-                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00002", pendingCalls: 1)),
-            GoogleEnqueue(orderID: "demo-gp-cancelled", userID: "tess", productID: gems,
-                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00003", state: 1)),
-            GoogleEnqueue(orderID: "demo-gp-replay", userID: "mallory", productID: gems,
-                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")),
-            GoogleEnqueue(orderID: "demo-gp-account", userID: "uma", productID: gems,
-                          token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00005", accountID: "someone-else"),
-                          accountID: "uma-account"),
+            GoogleEnqueue(
+                orderID: "demo-gp-purchased",
+                userID: "rita",
+                productID: gems,
+                token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")
+            ),
+            GoogleEnqueue(
+                orderID: "demo-gp-pending",
+                userID: "sam",
+                productID: gems,
+                token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00002", pendingCalls: 1)
+            ),
+            GoogleEnqueue(
+                orderID: "demo-gp-cancelled",
+                userID: "tess",
+                productID: gems,
+                token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00003", state: 1)
+            ),
+            GoogleEnqueue(
+                orderID: "demo-gp-replay",
+                userID: "mallory",
+                productID: gems,
+                token: SyntheticPurchaseToken(productID: gems, orderID: "GPA.3345-0000-0000-00001")
+            ),
+            GoogleEnqueue(
+                orderID: "demo-gp-account",
+                userID: "uma",
+                productID: gems,
+                token: SyntheticPurchaseToken(
+                    productID: gems,
+                    orderID: "GPA.3345-0000-0000-00005",
+                    accountID: "someone-else"
+                ),
+                accountID: "uma-account"
+            ),
         ]
     }
 }

@@ -25,9 +25,13 @@ extension DemoScenario {
         let gems = "com.example.gems100"
         let chain = standIn.testChain
         func payload(_ id: String, token: UUID? = nil, revoked: Bool = false) -> SignedTransactionPayload {
-            SignedTransactionPayload(transactionId: id, productId: gems, appAccountToken: token?.uuidString.lowercased(),
-                                     revocationDate: revoked ? Int64(now.timeIntervalSince1970 * 1000) : nil,
-                                     revocationReason: revoked ? 1 : nil)
+            SignedTransactionPayload(
+                transactionId: id,
+                productId: gems,
+                appAccountToken: token?.uuidString.lowercased(),
+                revocationDate: revoked ? Int64(now.timeIntervalSince1970 * 1000) : nil,
+                revocationReason: revoked ? 1 : nil
+            )
         }
         // A transaction id pays only the order whose app account token its purchase carries.
         let looked = UUID()
@@ -35,16 +39,38 @@ extension DemoScenario {
         let forger = try AppleTestChain.generate()
         let ordered = UUID()
         return [
-            TransactionEnqueue(orderID: "demo-sk2-signed", userID: "nina", productID: gems,
-                               transaction: chain.signedTransaction(payload("2000000001"))),
-            TransactionEnqueue(orderID: "demo-sk2-id", userID: "oscar", productID: gems, transaction: "2000000002",
-                               appAccountToken: looked),
-            TransactionEnqueue(orderID: "demo-sk2-forged", userID: "mallory", productID: gems,
-                               transaction: forger.signedTransaction(payload("2000000003"))),
-            TransactionEnqueue(orderID: "demo-sk2-revoked", userID: "peggy", productID: gems,
-                               transaction: chain.signedTransaction(payload("2000000004", revoked: true))),
-            TransactionEnqueue(orderID: "demo-sk2-token", userID: "quinn", productID: gems,
-                               transaction: chain.signedTransaction(payload("2000000005", token: UUID())), appAccountToken: ordered),
+            TransactionEnqueue(
+                orderID: "demo-sk2-signed",
+                userID: "nina",
+                productID: gems,
+                transaction: chain.signedTransaction(payload("2000000001"))
+            ),
+            TransactionEnqueue(
+                orderID: "demo-sk2-id",
+                userID: "oscar",
+                productID: gems,
+                transaction: "2000000002",
+                appAccountToken: looked
+            ),
+            TransactionEnqueue(
+                orderID: "demo-sk2-forged",
+                userID: "mallory",
+                productID: gems,
+                transaction: forger.signedTransaction(payload("2000000003"))
+            ),
+            TransactionEnqueue(
+                orderID: "demo-sk2-revoked",
+                userID: "peggy",
+                productID: gems,
+                transaction: chain.signedTransaction(payload("2000000004", revoked: true))
+            ),
+            TransactionEnqueue(
+                orderID: "demo-sk2-token",
+                userID: "quinn",
+                productID: gems,
+                transaction: chain.signedTransaction(payload("2000000005", token: UUID())),
+                appAccountToken: ordered
+            ),
         ]
     }
 }

@@ -9,17 +9,25 @@ struct GooglePlayFiles {
 
     /// Writes the stand-in's service-account key (after `start()`, so its token URI has the port).
     init(standIn: GooglePlayStandIn) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-googleplay-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-googleplay-\(UUID().uuidString)")
+            .path
+        try FileManager.default.createDirectory(
+            atPath: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         self.standIn = standIn
         try standIn.writeServiceAccount(toFile: directory + "/service-account.json")
     }
 
     /// `GOOGLE_SERVICE_ACCOUNT_FILE`, `GOOGLE_PLAY_PACKAGE_NAME`, `GOOGLE_PLAY_API_URL`.
     var environment: [String: String] {
-        ["GOOGLE_SERVICE_ACCOUNT_FILE": directory + "/service-account.json", "GOOGLE_PLAY_PACKAGE_NAME": standIn.packageName,
-         "GOOGLE_PLAY_API_URL": standIn.baseURL]
+        [
+            "GOOGLE_SERVICE_ACCOUNT_FILE": directory + "/service-account.json",
+            "GOOGLE_PLAY_PACKAGE_NAME": standIn.packageName,
+            "GOOGLE_PLAY_API_URL": standIn.baseURL,
+        ]
     }
 
     /// Deletes the files.

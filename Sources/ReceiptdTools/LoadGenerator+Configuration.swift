@@ -17,8 +17,15 @@ extension LoadGenerator {
         package var signer: TransactionSigner?
 
         /// Creates a configuration; the defaults are the mix, unthrottled, in batches of 500.
-        package init(orders: Int, rate: Double? = nil, users: Int = 10_000, mix: LoadMix = .standard, batchSize: Int = 500,
-                    replaceDelay: Double = 0.05, signer: TransactionSigner? = nil) {
+        package init(
+            orders: Int,
+            rate: Double? = nil,
+            users: Int = 10_000,
+            mix: LoadMix = .standard,
+            batchSize: Int = 500,
+            replaceDelay: Double = 0.05,
+            signer: TransactionSigner? = nil
+        ) {
             self.signer = signer
             self.orders = orders
             self.rate = rate

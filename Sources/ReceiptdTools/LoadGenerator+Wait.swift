@@ -5,15 +5,19 @@ extension LoadGenerator {
     ///
     /// `progress` hears (settled, orders) about twice a second.
     package func waitForOutcomes(
-        of summary: LoadSummary, timeout: Double = 600, progress: @Sendable (Int, Int) -> Void = { _, _ in }
+        of summary: LoadSummary,
+        timeout: Double = 600,
+        progress: @Sendable (Int, Int) -> Void = { _, _ in }
     ) async throws -> LoadVerdict {
         let connection = try await PostgresConnection.connect(databaseURL)
         do {
             let deadline = ContinuousClock.now + .seconds(timeout)
             while ContinuousClock.now < deadline {
-                let open = try await connection.execute(
-                    "SELECT count(*) FILTER (WHERE outcome IS NULL) AS open FROM iap.orders WHERE starts_with(order_id, $1)",
-                    [summary.runID + "-"]).first?.int("open") ?? 0
+                let open =
+                    try await connection.execute(
+                        "SELECT count(*) FILTER (WHERE outcome IS NULL) AS open FROM iap.orders WHERE starts_with(order_id, $1)",
+                        [summary.runID + "-"]
+                    ).first?.int("open") ?? 0
                 progress(summary.orders - open, summary.orders)
                 if open == 0 { break }
                 try await Task.sleep(for: .milliseconds(500))

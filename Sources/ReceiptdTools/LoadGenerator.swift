@@ -45,9 +45,12 @@ package struct LoadGenerator: Sendable {
         let factory = LoadOrderFactory(users: configuration.users, signer: configuration.signer)
         let total = configuration.orders
         // At a set rate, a batch holds about 20 ms of orders so the pace stays smooth.
-        let batchSize = configuration.rate.map { max(1, min(configuration.batchSize, Int($0 / 50))) } ?? configuration.batchSize
+        let batchSize =
+            configuration.rate.map { max(1, min(configuration.batchSize, Int($0 / 50))) } ?? configuration.batchSize
         var later: [(due: ContinuousClock.Instant, call: LoadEnqueue)] = []
-        var made = 0, slot = 0, replacements = 0
+        var made = 0
+        var slot = 0
+        var replacements = 0
         let started = ContinuousClock.now
         while made < total {
             if let rate = configuration.rate { try await Task.sleep(until: started + .seconds(Double(made) / rate)) }
@@ -68,15 +71,22 @@ package struct LoadGenerator: Sendable {
         if let last = later.last?.due { try await Task.sleep(until: last) }
         replacements += try await sendDue(&later, factory: factory, on: connection, all: true)
         let seconds = (ContinuousClock.now - started).seconds
-        return LoadSummary(runID: factory.runID, orders: made, replacements: replacements, seconds: seconds,
-                           ordersPerSecond: Double(made) / max(seconds, 1e-9))
+        return LoadSummary(
+            runID: factory.runID,
+            orders: made,
+            replacements: replacements,
+            seconds: seconds,
+            ordersPerSecond: Double(made) / max(seconds, 1e-9)
+        )
     }
 
     /// Sends the newer receipts whose time has come, in their own statement and in order id order,
     /// which keeps the row locks in the order the daemon takes them.
     private func sendDue(
-        _ later: inout [(due: ContinuousClock.Instant, call: LoadEnqueue)], factory: LoadOrderFactory,
-        on connection: PostgresConnection, all: Bool
+        _ later: inout [(due: ContinuousClock.Instant, call: LoadEnqueue)],
+        factory: LoadOrderFactory,
+        on connection: PostgresConnection,
+        all: Bool
     ) async throws -> Int {
         let now = ContinuousClock.now
         let due = later.prefix { all || $0.due <= now }
@@ -88,8 +98,10 @@ package struct LoadGenerator: Sendable {
 
     /// One statement for the whole batch, retried when it loses a deadlock to a daemon (it changed nothing then).
     private func send(_ batch: [LoadEnqueue], on connection: PostgresConnection) async throws {
-        for (kind, statement) in [(JobKind.receipt, Self.enqueueSQL), (.transaction, Self.enqueueTransactionsSQL),
-                                  (.googlePurchase, Self.enqueueGooglePurchasesSQL)] {
+        for (kind, statement) in [
+            (JobKind.receipt, Self.enqueueSQL), (.transaction, Self.enqueueTransactionsSQL),
+            (.googlePurchase, Self.enqueueGooglePurchasesSQL),
+        ] {
             try await send(batch.filter { $0.kind == kind }, statement: statement, on: connection)
         }
     }

@@ -43,14 +43,21 @@ struct LoadOrderFactory: Sendable {
             return ([call(order + "-n", user, receipt([]))], nil)
         case .replay:
             let thief = "\(runID)-x\(slot % users)"
-            return ([call(order + "-a", user, receipt([transaction])), call(order + "-b", thief, receipt([transaction]))], nil)
+            return (
+                [call(order + "-a", user, receipt([transaction])), call(order + "-b", thief, receipt([transaction]))],
+                nil
+            )
         case .replace:
             let first = receipt([transaction], delay: Self.replacedReceiptDelayMilliseconds)
             let newer = "\(transactionBase)\(String(format: "%09d", slot))1"
             return ([call(order + "-r", user, first)], call(order + "-r", user, receipt([newer])))
         case .transaction:
-            guard let signer else { throw LoadError("mix: the transaction kind needs a signer (a stand-in that signs)") }
-            let signed = try await signer.sign(SignedTransactionPayload(transactionId: transaction, productId: Self.product))
+            guard let signer else {
+                throw LoadError("mix: the transaction kind needs a signer (a stand-in that signs)")
+            }
+            let signed = try await signer.sign(
+                SignedTransactionPayload(transactionId: transaction, productId: Self.product)
+            )
             var enqueue = call(order + "-t", user, signed)
             enqueue.kind = .transaction
             return ([enqueue], nil)
@@ -64,10 +71,15 @@ struct LoadOrderFactory: Sendable {
 
     /// Rebuilds a receipt's purchase dates as of now, for a call sent later than it was planned.
     func refreshed(_ call: LoadEnqueue) -> LoadEnqueue {
-        guard let data = Data(base64Encoded: call.r), var receipt = try? JSONDecoder().decode(SyntheticReceipt.self, from: data)
+        guard let data = Data(base64Encoded: call.r),
+            var receipt = try? JSONDecoder().decode(SyntheticReceipt.self, from: data)
         else { return call }
         let now = Self.nowMilliseconds
-        receipt.inApp = receipt.inApp?.map { var transaction = $0; transaction.purchaseDateMilliseconds = now; return transaction }
+        receipt.inApp = receipt.inApp?.map {
+            var transaction = $0
+            transaction.purchaseDateMilliseconds = now
+            return transaction
+        }
         var copy = call
         copy.r = receipt.encoded()
         return copy
@@ -81,7 +93,9 @@ struct LoadOrderFactory: Sendable {
     private func receipt(_ transactions: [String], delay: Int? = nil) -> String {
         let now = Self.nowMilliseconds
         return SyntheticReceipt(
-            inApp: transactions.map { SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now) },
+            inApp: transactions.map {
+                SyntheticTransaction(transactionID: $0, productID: Self.product, purchaseDateMilliseconds: now)
+            },
             delayMilliseconds: delay
         ).encoded()
     }

@@ -32,11 +32,14 @@ package struct LoadVerdict: Sendable, Codable {
 
     /// Reads the run's orders and checks each against the kind coded in its id (see `LoadOrderFactory`).
     static func check(runID: String, connection: PostgresConnection) async throws -> LoadVerdict {
-        let result = try await connection.execute("""
+        let result = try await connection.execute(
+            """
             SELECT order_id, coalesce(outcome::text, 'none') AS outcome,
                    extract(epoch FROM max(outcome_at) OVER () - min(created_at) OVER ())::float8 AS span
             FROM iap.orders WHERE starts_with(order_id, $1)
-            """, [runID + "-"])
+            """,
+            [runID + "-"]
+        )
         var outcomes: [String: Int] = [:]
         var byOrder: [String: String] = [:]
         for row in result.namedRows {
@@ -46,9 +49,14 @@ package struct LoadVerdict: Sendable, Codable {
         }
         let seconds = Double(result.first?["span"] ?? "") ?? 0
         let settled = byOrder.count - (outcomes["none"] ?? 0)
-        return LoadVerdict(orders: byOrder.count, settled: settled, seconds: seconds,
-                           ordersPerSecond: seconds > 0 ? Double(settled) / seconds : 0, outcomes: outcomes,
-                           mismatches: mismatches(in: byOrder))
+        return LoadVerdict(
+            orders: byOrder.count,
+            settled: settled,
+            seconds: seconds,
+            ordersPerSecond: seconds > 0 ? Double(settled) / seconds : 0,
+            outcomes: outcomes,
+            mismatches: mismatches(in: byOrder)
+        )
     }
 
     private static func mismatches(in byOrder: [String: String]) -> [String] {
@@ -61,7 +69,9 @@ package struct LoadVerdict: Sendable, Codable {
             case "-n": expected = "no_in_app"
             case "-a":
                 let pair = [outcome, byOrder[String(order.dropLast()) + "b"] ?? "missing"].sorted()
-                if pair != ["full", "unmatched"] { found.append("\(order.dropLast(2)): replay pair ended \(pair), expected full + unmatched") }
+                if pair != ["full", "unmatched"] {
+                    found.append("\(order.dropLast(2)): replay pair ended \(pair), expected full + unmatched")
+                }
                 continue
             default: continue  // "-b" is checked with its "-a"
             }

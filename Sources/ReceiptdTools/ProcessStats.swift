@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -17,20 +18,23 @@ struct ProcessStats: Sendable {
     /// Reads `pid`'s stats; `nil` when /proc has no such process (exited, or not Linux).
     init?(pid: pid_t) {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
         else { return nil }
         // Fields after the parenthesised name start at field 3 (state): ppid is field 4, utime and stime are
         // 14 and 15, cutime and cstime 16 and 17.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
         let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-        guard fields.count > 15, let parent = pid_t(fields[1]), let user = Double(fields[11]), let system = Double(fields[12]),
-              let childUser = Double(fields[13]), let childSystem = Double(fields[14]) else { return nil }
+        guard fields.count > 15, let parent = pid_t(fields[1]), let user = Double(fields[11]),
+            let system = Double(fields[12]),
+            let childUser = Double(fields[13]), let childSystem = Double(fields[14])
+        else { return nil }
         parentPID = parent
         cpuSeconds = (user + system) / ticks
         exitedChildrenCPUSeconds = (childUser + childSystem) / ticks
         let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") }
-        let kilobytes = line.flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") } ?? 0
+        let kilobytes =
+            line.flatMap { Int($0.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") } ?? 0
         peakResidentBytes = kilobytes * 1024
     }
 

@@ -12,9 +12,13 @@ package struct SignedTransactionThroughput: Sendable, Codable {
 
     /// Verifies distinct transactions signed by `chain` on this task, for about `seconds` each way.
     static func measure(chain: AppleTestChain, seconds: Double = 2) async throws -> SignedTransactionThroughput {
-        let signed = (0..<500).map { chain.signedTransaction(SignedTransactionPayload(transactionId: "\(9_000_000 + $0)", productId: "gems")) }
+        let signed = (0..<500).map {
+            chain.signedTransaction(SignedTransactionPayload(transactionId: "\(9_000_000 + $0)", productId: "gems"))
+        }
         let shared = SignedTransactionVerifier(roots: [chain.root])
-        let cached = try await rate(seconds: seconds) { index in _ = try await shared.verify(signed[index % signed.count]) }
+        let cached = try await rate(seconds: seconds) { index in
+            _ = try await shared.verify(signed[index % signed.count])
+        }
         let cold = try await rate(seconds: seconds) { index in
             _ = try await SignedTransactionVerifier(roots: [chain.root]).verify(signed[index % signed.count])
         }

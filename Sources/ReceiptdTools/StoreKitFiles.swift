@@ -10,9 +10,13 @@ struct StoreKitFiles {
 
     /// Writes the stand-in's root and `key` (the key the stand-in checks bearers against).
     init(standIn: AppStoreStandIn, key: ServerAPITestKey) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-storekit-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-storekit-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(
+            atPath: directory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         self.standIn = standIn
         try standIn.testChain.writeRoot(toFile: directory + "/root.pem")
         try standIn.receiptChain.writeRoot(toFile: directory + "/receipt-root.pem")
@@ -22,7 +26,8 @@ struct StoreKitFiles {
     /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the three key settings and the Server API URLs.
     var environment: [String: String] {
         [
-            "APPLE_ROOT_CA_FILE": directory + "/root.pem", "APPLE_RECEIPT_ROOT_CA_FILE": directory + "/receipt-root.pem",
+            "APPLE_ROOT_CA_FILE": directory + "/root.pem",
+            "APPLE_RECEIPT_ROOT_CA_FILE": directory + "/receipt-root.pem",
             "APPLE_PRIVATE_KEY_FILE": directory + "/key.p8",
             "APPLE_ISSUER_ID": AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
             "APPLE_KEY_ID": AppStoreStandIn.Configuration.defaultServerAPIKeyID,

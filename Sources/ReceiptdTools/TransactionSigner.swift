@@ -23,7 +23,9 @@ package enum TransactionSigner: Sendable {
             let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
             let body = try await response.body.collect(upTo: 1 << 20)
             guard response.status == .ok else {
-                throw ToolError("\(baseURL)/fake/sign answered HTTP \(response.status.code): is `receiptd fake-appstore` running there?")
+                throw ToolError(
+                    "\(baseURL)/fake/sign answered HTTP \(response.status.code): is `receiptd fake-appstore` running there?"
+                )
             }
             return String(buffer: body)
         }

@@ -6,7 +6,9 @@ struct AssignCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "assign",
         abstract: "Deliver an unclaimed payment to an order of the same product that is not full (iap.assign_payment).",
-        discussion: "Exit 3 for an unknown payment or order; 4 when the payment is delivered already, the order is full, or the products differ.")
+        discussion:
+            "Exit 3 for an unknown payment or order; 4 when the payment is delivered already, the order is full, or the products differ."
+    )
 
     @OptionGroup var options: OperatorOptions
 

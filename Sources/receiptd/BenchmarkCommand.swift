@@ -6,7 +6,8 @@ import ReceiptdTools
 struct BenchmarkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "benchmark",
-        abstract: "Measure receiptd (1/2/4 daemons, Apple at 0 and 250 ms) against pgbench's database ceiling.")
+        abstract: "Measure receiptd (1/2/4 daemons, Apple at 0 and 250 ms) against pgbench's database ceiling."
+    )
 
     @Option(help: "Orders per scenario.") var orders = 20_000
     @Option(help: "Daemon process counts, comma-separated.") var daemons = "1,2,4"
@@ -14,7 +15,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Seconds pgbench runs for the database ceiling.") var ceilingSeconds = 15
     @Option(help: "Write the report as JSON to this file.") var json: String?
     @Option(help: "Write a PNG plot to this file (needs gnuplot).") var plot: String?
-    @Option(help: "Another receiptd executable (an earlier build) to run every scenario beside this one.") var baseline: String?
+    @Option(help: "Another receiptd executable (an earlier build) to run every scenario beside this one.") var baseline:
+        String?
 
     func validate() throws {
         guard orders >= 10, ceilingSeconds >= 1, numbers(daemons) != nil, numbers(appleLatencies) != nil else {
@@ -26,13 +28,23 @@ struct BenchmarkCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
         let benchmark = BenchmarkRun(
-            configuration: .init(orders: orders, daemonCounts: numbers(daemons) ?? [1], appleLatencies: numbers(appleLatencies) ?? [0],
-                                 ceilingSeconds: ceilingSeconds, baseline: baseline),
+            configuration: .init(
+                orders: orders,
+                daemonCounts: numbers(daemons) ?? [1],
+                appleLatencies: numbers(appleLatencies) ?? [0],
+                ceilingSeconds: ceilingSeconds,
+                baseline: baseline
+            ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.
-            executable: executable, say: { FileHandle.standardOutput.write(Data("benchmark: \($0)\n".utf8)) })
-        let report = try await benchmark.run(command: (["receiptd"] + CommandLine.arguments.dropFirst()).joined(separator: " "))
+            executable: executable,
+            say: { FileHandle.standardOutput.write(Data("benchmark: \($0)\n".utf8)) }
+        )
+        let report = try await benchmark.run(
+            command: (["receiptd"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
+        )
         print(report.table)
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }

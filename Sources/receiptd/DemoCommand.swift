@@ -8,7 +8,9 @@ import ReceiptdTools
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run receiptd end to end on a throwaway PostgreSQL and the stand-in App Store, and print each order's outcome.")
+        abstract:
+            "Run receiptd end to end on a throwaway PostgreSQL and the stand-in App Store, and print each order's outcome."
+    )
 
     @Option(help: "Log level of the daemon during the demo.") var logLevel: Logger.Level = .notice
 
@@ -26,10 +28,14 @@ struct DemoCommand: AsyncParsableCommand {
             print(pad([row.orderID, row.userID, row.quantity, row.delivered, row.outcome, row.status, row.jobs]))
         }
         print("\nLedger: \(ledger) transactions delivered, each once.")
-        print("Unclaimed payments (for `receiptd assign`): \(unclaimed.isEmpty ? "none" : unclaimed.joined(separator: ", "))")
+        print(
+            "Unclaimed payments (for `receiptd assign`): \(unclaimed.isEmpty ? "none" : unclaimed.joined(separator: ", "))"
+        )
         let unexpected = rows.filter { !$0.isExpected }
         if !unexpected.isEmpty {
-            print("Unexpected outcomes: \(unexpected.map { "\($0.orderID)=\($0.outcome)/\($0.status)" }.joined(separator: ", "))")
+            print(
+                "Unexpected outcomes: \(unexpected.map { "\($0.orderID)=\($0.outcome)/\($0.status)" }.joined(separator: ", "))"
+            )
             throw ExitCode.failure
         }
     }

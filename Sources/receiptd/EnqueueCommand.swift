@@ -5,7 +5,9 @@ import ReceiptdCore
 /// `receiptd enqueue`: `iap.enqueue_receipt` from the command line, e.g. to replay a receipt a player sent support.
 struct EnqueueCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "enqueue", abstract: "Queue a base64 receipt for an order, as the game server would.")
+        commandName: "enqueue",
+        abstract: "Queue a base64 receipt for an order, as the game server would."
+    )
 
     @OptionGroup var options: OperatorOptions
 
@@ -23,18 +25,30 @@ struct EnqueueCommand: OperatorCommand {
     func run() async throws {
         let receipt: String
         do {
-            let data = receiptFile == "-"
+            let data =
+                receiptFile == "-"
                 ? FileHandle.standardInput.readDataToEndOfFile()
                 : try Data(contentsOf: URL(fileURLWithPath: receiptFile))
             receipt = String(decoding: data, as: UTF8.self)
         } catch {
-            FileHandle.standardError.write(Data("receiptd enqueue: cannot read the receipt from \(receiptFile): \(error.localizedDescription)\n".utf8))
+            FileHandle.standardError.write(
+                Data(
+                    "receiptd enqueue: cannot read the receipt from \(receiptFile): \(error.localizedDescription)\n"
+                        .utf8
+                )
+            )
             throw OperatorExitCode.failure
         }
         guard !receipt.allSatisfy(\.isWhitespace) else {
             throw ValidationError("the receipt in \(receiptFile == "-" ? "stdin" : receiptFile) is empty")
         }
-        let request = EnqueueRequest(orderID: order, userID: user, productID: product, quantity: quantity, receiptData: receipt)
+        let request = EnqueueRequest(
+            orderID: order,
+            userID: user,
+            productID: product,
+            quantity: quantity,
+            receiptData: receipt
+        )
         try await perform({ try await $0.enqueue(request) }) { "Order \($0.orderID.terminalSafe): job \($0.jobID)." }
     }
 }

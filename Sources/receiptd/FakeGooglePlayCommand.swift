@@ -10,13 +10,18 @@ struct FakeGooglePlayCommand: AsyncParsableCommand {
         discussion: """
             Serves the token endpoint (/token), purchases.products.get, acknowledge and consume for synthetic purchase \
             tokens, voidedpurchases.list, and POST /fake/void for other processes to void purchases.
-            """)
+            """
+    )
 
     @Option(help: "Address to listen on, HOST:PORT.") var listen = "127.0.0.1:8090"
     @Option(help: "The package it serves (the daemons' GOOGLE_PLAY_PACKAGE_NAME); others are answered 403.")
     var packageName = "com.example.game"
-    @Option(help: ArgumentHelp(
-        "Write its service-account key file here (mode 0600), for the daemons' GOOGLE_SERVICE_ACCOUNT_FILE.", valueName: "path"))
+    @Option(
+        help: ArgumentHelp(
+            "Write its service-account key file here (mode 0600), for the daemons' GOOGLE_SERVICE_ACCOUNT_FILE.",
+            valueName: "path"
+        )
+    )
     var writeServiceAccount: String?
     @Option(help: "Fixed latency in milliseconds before every token and API answer.") var latencyMs = 0
 
@@ -31,9 +36,14 @@ struct FakeGooglePlayCommand: AsyncParsableCommand {
 
     func run() async throws {
         let colon = listen.lastIndex(of: ":")!
-        let standIn = GooglePlayStandIn(configuration: .init(
-            host: String(listen[..<colon]), port: Int(listen[listen.index(after: colon)...])!, packageName: packageName,
-            latency: latencyMs))
+        let standIn = GooglePlayStandIn(
+            configuration: .init(
+                host: String(listen[..<colon]),
+                port: Int(listen[listen.index(after: colon)...])!,
+                packageName: packageName,
+                latency: latencyMs
+            )
+        )
         // The key file names the token endpoint with the bound port, so it is written once bound, before serving.
         _ = try await standIn.start()
         if let writeServiceAccount {

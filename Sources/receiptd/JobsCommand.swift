@@ -13,8 +13,10 @@ struct JobsCommand: OperatorCommand {
     @Option(help: "Only this order's jobs.")
     var order: String?
 
-    @Option(help: "Only jobs created, started or finished since then: 90m, 2h, 7d or an ISO-8601 time.",
-            transform: TimeBound.init(parsing:))
+    @Option(
+        help: "Only jobs created, started or finished since then: 90m, 2h, 7d or an ISO-8601 time.",
+        transform: TimeBound.init(parsing:)
+    )
     var since: TimeBound?
 
     @Option(help: "At most this many.")
@@ -33,10 +35,17 @@ struct JobsCommand: OperatorCommand {
     static func text(_ jobs: [JobSummary]) -> String {
         guard !jobs.isEmpty else { return "No jobs match." }
         return TextTable(
-            headers: ["JOB", "ORDER", "USER", "PRODUCT", "STATE", "ATTEMPTS", "OUTCOME", "CREATED", "RUN AT", "FINISHED", "LAST ERROR"],
+            headers: [
+                "JOB", "ORDER", "USER", "PRODUCT", "STATE", "ATTEMPTS", "OUTCOME", "CREATED", "RUN AT", "FINISHED",
+                "LAST ERROR",
+            ],
             rows: jobs.map { job in
-                [String(job.id), job.orderID, job.userID, job.productID, job.state.rawValue, String(job.attempts), job.outcome,
-                 job.createdAt, job.state == .pending ? job.runAt : nil, job.finishedAt, job.lastError]
-            }).render()
+                [
+                    String(job.id), job.orderID, job.userID, job.productID, job.state.rawValue, String(job.attempts),
+                    job.outcome,
+                    job.createdAt, job.state == .pending ? job.runAt : nil, job.finishedAt, job.lastError,
+                ]
+            }
+        ).render()
     }
 }

@@ -6,8 +6,11 @@ import ReceiptdCore
 struct MigrateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "migrate",
-        abstract: "Apply the pending schema migrations and replace the iap functions and views (safe to run again, and while daemons run).",
-        discussion: "With --status: print each migration and whether it is applied; exit 0 when the database is up to date, 3 when migrations are pending.")
+        abstract:
+            "Apply the pending schema migrations and replace the iap functions and views (safe to run again, and while daemons run).",
+        discussion:
+            "With --status: print each migration and whether it is applied; exit 0 when the database is up to date, 3 when migrations are pending."
+    )
 
     @Option(help: "libpq connection string or URI (default: DATABASE_URL, then libpq's PG* variables).")
     var databaseURL: String?
@@ -15,7 +18,10 @@ struct MigrateCommand: AsyncParsableCommand {
     @Flag(help: "List the migrations instead of applying them; exit 3 while any is pending.")
     var status = false
 
-    @Option(help: "Seconds to wait for the migration lock another session holds (0 to 86400); then exit 1 naming that session.")
+    @Option(
+        help:
+            "Seconds to wait for the migration lock another session holds (0 to 86400); then exit 1 naming that session."
+    )
     var lockWait: Double = Migrator.defaultLockWait.seconds
 
     func validate() throws {
@@ -47,17 +53,24 @@ struct MigrateCommand: AsyncParsableCommand {
         let before = try await Migrator.schemaVersion(connection)
         try await Migrator.migrate(connection, lockWait: .milliseconds(Int64(lockWait * 1000)))
         let after = try await Migrator.schemaVersion(connection)
-        print(before == after
-              ? "receiptd: schema iap is up to date at version \(after)"
-              : "receiptd: schema iap migrated from version \(before) to \(after)")
+        print(
+            before == after
+                ? "receiptd: schema iap is up to date at version \(after)"
+                : "receiptd: schema iap migrated from version \(before) to \(after)"
+        )
         return .success
     }
 
     private func report(_ connection: PostgresConnection) async throws -> ExitCode {
         let migrations = try await Migrator.status(connection)
-        print(TextTable(headers: ["VERSION", "NAME", "STATE", "APPLIED AT"], rows: migrations.map { migration in
-            [String(migration.version), migration.name, Self.state(of: migration), migration.appliedAt]
-        }).render())
+        print(
+            TextTable(
+                headers: ["VERSION", "NAME", "STATE", "APPLIED AT"],
+                rows: migrations.map { migration in
+                    [String(migration.version), migration.name, Self.state(of: migration), migration.appliedAt]
+                }
+            ).render()
+        )
         if migrations.contains(where: { !$0.checksumMatches }) { return .failure }
         return migrations.contains { !$0.isApplied } ? ExitCode(3) : .success
     }

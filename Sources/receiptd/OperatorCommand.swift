@@ -10,7 +10,10 @@ protocol OperatorCommand: AsyncParsableCommand {
 
 extension OperatorCommand {
     /// Connects, runs `call`, prints its result on stdout; on failure writes a message to stderr and exits 1, 3 or 4.
-    func perform<Value: Encodable>(_ call: (OperatorQueries) async throws -> Value, text: (Value) -> String) async throws {
+    func perform<Value: Encodable>(
+        _ call: (OperatorQueries) async throws -> Value,
+        text: (Value) -> String
+    ) async throws {
         let value: Value
         do {
             let connection = try await PostgresConnection.connect(options.connectionString)
@@ -30,13 +33,15 @@ extension OperatorCommand {
     /// Writes `error` to stderr, without the connection string's password, and returns the exit status for it.
     func report(_ error: any Error) -> ExitCode {
         let name = Self.configuration.commandName ?? "receiptd"
-        let (message, code): (String, ExitCode) = switch error {
-        case OperatorError.notFound(let message): (message, OperatorExitCode.notFound)
-        case OperatorError.refused(let message): (message, OperatorExitCode.refused)
-        case let error as PostgresError where error.kind == .connection: ("cannot use the database: \(error)", OperatorExitCode.failure)
-        case let error as PostgresError: ("database error: \(error)", OperatorExitCode.failure)
-        default: ("\(error)", OperatorExitCode.failure)
-        }
+        let (message, code): (String, ExitCode) =
+            switch error {
+            case OperatorError.notFound(let message): (message, OperatorExitCode.notFound)
+            case OperatorError.refused(let message): (message, OperatorExitCode.refused)
+            case let error as PostgresError where error.kind == .connection:
+                ("cannot use the database: \(error)", OperatorExitCode.failure)
+            case let error as PostgresError: ("database error: \(error)", OperatorExitCode.failure)
+            default: ("\(error)", OperatorExitCode.failure)
+            }
         let safe = SecretRedaction.redact(message, connectionString: options.connectionString)
         // One line, whatever stored text or multi-line server message it quotes.
         FileHandle.standardError.write(Data("receiptd \(name): \(safe.terminalSafe)\n".utf8))

@@ -8,8 +8,10 @@ struct Receiptd: AsyncParsableCommand {
         commandName: "receiptd",
         abstract: "Verifies App Store receipts queued in PostgreSQL and delivers each paid purchase once.",
         subcommands: [
-            MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self, FakeGooglePlayCommand.self,
-            StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self, EnqueueCommand.self,
+            MigrateCommand.self, RunCommand.self, DemoCommand.self, FakeAppStoreCommand.self,
+            FakeGooglePlayCommand.self,
+            StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self,
+            EnqueueCommand.self,
             UnclaimedCommand.self, AssignCommand.self,
             ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self,
         ]

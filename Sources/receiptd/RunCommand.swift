@@ -20,12 +20,20 @@ struct RunCommand: AsyncParsableCommand {
         let registry = settings.metrics.map { _ in ReceiptdMetrics.bootstrapPrometheus() }
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemon = ReceiptDaemon(
-            configuration: settings.daemon, connectionString: settings.databaseURL,
-            verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit,
-            googlePlay: settings.googlePlay, logger: logger)
-        let group = ServiceGroup(configuration: .init(
-            services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            configuration: settings.daemon,
+            connectionString: settings.databaseURL,
+            verifier: AppleVerifier(configuration: settings.apple, client: client),
+            storeKit: settings.storeKit,
+            googlePlay: settings.googlePlay,
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         do {
             try await group.run()
         } catch {
@@ -37,8 +45,12 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The daemon and its companions. Graceful shutdown walks this list backwards: systemd hears
     /// `STOPPING=1` first, the daemon drains next, and metrics and the watchdog stay up until it is done.
-    private func services(daemon: ReceiptDaemon, settings: ReceiptdSettings, registry: PrometheusCollectorRegistry?,
-                          logger: Logger) -> [any Service] {
+    private func services(
+        daemon: ReceiptDaemon,
+        settings: ReceiptdSettings,
+        registry: PrometheusCollectorRegistry?,
+        logger: Logger
+    ) -> [any Service] {
         let environment = ProcessInfo.processInfo.environment
         let notifier = SystemdNotifier(environment: environment)
         var services: [any Service] = []
@@ -47,8 +59,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         if let address = settings.metrics, let registry {
             let probe = DatabaseProbe(connectionString: settings.databaseURL)
-            services.append(MetricsServer(configuration: address, registry: registry, logger: logger,
-                                          readiness: { await probe.check() }))
+            services.append(
+                MetricsServer(
+                    configuration: address,
+                    registry: registry,
+                    logger: logger,
+                    readiness: { await probe.check() }
+                )
+            )
         }
         services.append(daemon)
         services += daemon.companions

@@ -5,7 +5,9 @@ import ReceiptdCore
 struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
-        abstract: "Show jobs by state, orders by outcome, deliveries, daemons alive, retries of the last hour, stuck jobs, suspicious receipts and recent failures.")
+        abstract:
+            "Show jobs by state, orders by outcome, deliveries, daemons alive, retries of the last hour, stuck jobs, suspicious receipts and recent failures."
+    )
 
     @OptionGroup var options: OperatorOptions
 
@@ -15,73 +17,124 @@ struct StatusCommand: OperatorCommand {
 
     /// The report for people: the state table, then retries, stuck jobs and failures.
     static func text(_ status: QueueStatus) -> String {
-        var sections = [TextTable(
-            headers: ["STATE", "JOBS", "DUE NOW", "OLDEST DUE", "OLDEST HEARTBEAT"],
-            rows: status.states.map { row in
-                [row.state.rawValue, String(row.jobs), String(row.dueNow),
-                 HumanDuration.text(row.oldestDueSeconds), HumanDuration.text(row.oldestHeartbeatSeconds)]
-            }).render()]
+        var sections = [
+            TextTable(
+                headers: ["STATE", "JOBS", "DUE NOW", "OLDEST DUE", "OLDEST HEARTBEAT"],
+                rows: status.states.map { row in
+                    [
+                        row.state.rawValue, String(row.jobs), String(row.dueNow),
+                        HumanDuration.text(row.oldestDueSeconds), HumanDuration.text(row.oldestHeartbeatSeconds),
+                    ]
+                }
+            ).render()
+        ]
 
-        sections.append("Orders: " + status.outcomes.map { "\($0.outcome.terminalSafe) \($0.orders)" }.joined(separator: ", "))
+        sections.append(
+            "Orders: " + status.outcomes.map { "\($0.outcome.terminalSafe) \($0.orders)" }.joined(separator: ", ")
+        )
         sections.append("Order status: " + status.statuses.map { "\($0.status) \($0.orders)" }.joined(separator: ", "))
         sections.append("Deliveries: production \(status.productionDeliveries), sandbox \(status.sandboxDeliveries)")
-        sections.append("Owed to games for over 10 minutes: \(status.owedOverTenMinutes)"
-            + (status.owedOverTenMinutes > 0 ? " (delivered, not yet granted: is the game server calling iap.mark_granted?)" : ""))
-        sections.append("Unclaimed payments: \(status.unclaimedPayments)"
-            + (status.unclaimedPayments > 0 ? " (see `receiptd unclaimed`)" : ""))
+        sections.append(
+            "Owed to games for over 10 minutes: \(status.owedOverTenMinutes)"
+                + (status.owedOverTenMinutes > 0
+                    ? " (delivered, not yet granted: is the game server calling iap.mark_granted?)" : "")
+        )
+        sections.append(
+            "Unclaimed payments: \(status.unclaimedPayments)"
+                + (status.unclaimedPayments > 0 ? " (see `receiptd unclaimed`)" : "")
+        )
         sections.append("Orders paid beyond their quantity: \(status.overpaidOrders)")
         let alive = status.daemons.filter(\.alive)
-        sections.append("Daemons alive: \(alive.count)" + (status.daemons.isEmpty ? "" : "\n" + TextTable(
-            headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE", "PAUSED APIS"],
-            rows: status.daemons.map {
-                [$0.daemon, HumanDuration.text($0.heartbeatAgeSeconds), String($0.inFlight), $0.alive ? "yes" : "no",
-                 $0.pausedAPIs.isEmpty ? "-" : $0.pausedAPIs.joined(separator: ",")]
-            }
-        ).render()))
+        sections.append(
+            "Daemons alive: \(alive.count)"
+                + (status.daemons.isEmpty
+                    ? ""
+                    : "\n"
+                        + TextTable(
+                            headers: ["DAEMON", "LAST HEARTBEAT", "IN FLIGHT", "ALIVE", "PAUSED APIS"],
+                            rows: status.daemons.map {
+                                [
+                                    $0.daemon, HumanDuration.text($0.heartbeatAgeSeconds), String($0.inFlight),
+                                    $0.alive ? "yes" : "no",
+                                    $0.pausedAPIs.isEmpty ? "-" : $0.pausedAPIs.joined(separator: ","),
+                                ]
+                            }
+                        ).render())
+        )
         let paused = Dictionary(grouping: alive.flatMap(\.pausedAPIs), by: { $0 }).sorted { $0.key < $1.key }
-        sections.append("Store APIs failing: " + (paused.isEmpty ? "none" : paused.map {
-            "\($0.key.terminalSafe) (claims skip its jobs on \($0.value.count) of \(alive.count) daemons alive)"
-        }.joined(separator: ", ")))
+        sections.append(
+            "Store APIs failing: "
+                + (paused.isEmpty
+                    ? "none"
+                    : paused.map {
+                        "\($0.key.terminalSafe) (claims skip its jobs on \($0.value.count) of \(alive.count) daemons alive)"
+                    }.joined(separator: ", "))
+        )
 
         if status.retriesLastHour.isEmpty {
             sections.append("Retries in the last hour: none")
         } else {
-            sections.append("Retries in the last hour:\n" + TextTable(
-                headers: ["ERROR CLASS", "RETRIES", "JOBS", "LAST SEEN"],
-                rows: status.retriesLastHour.map { [$0.errorClass, String($0.retries), String($0.jobs), $0.lastSeen] }).render())
+            sections.append(
+                "Retries in the last hour:\n"
+                    + TextTable(
+                        headers: ["ERROR CLASS", "RETRIES", "JOBS", "LAST SEEN"],
+                        rows: status.retriesLastHour.map {
+                            [$0.errorClass, String($0.retries), String($0.jobs), $0.lastSeen]
+                        }
+                    ).render()
+            )
         }
 
         if status.stuckTotal == 0 {
             sections.append("Stuck jobs: none")
         } else {
-            let shown = status.stuckJobs.count < status.stuckTotal ? " (the \(status.stuckJobs.count) longest shown)" : ""
-            sections.append("Stuck jobs: \(status.stuckTotal)\(shown)\n" + TextTable(
-                headers: ["JOB", "ORDER", "STATE", "REASON", "FOR", "ATTEMPTS", "LOCKED BY", "LAST ERROR"],
-                rows: status.stuckJobs.map { job in
-                    [job.jobID.map(String.init) ?? "-", job.orderID ?? "-", job.state?.rawValue ?? "-", job.reason, HumanDuration.text(job.stuckSeconds),
-                     String(job.attempts), job.lockedBy, job.lastError]
-                }).render())
+            let shown =
+                status.stuckJobs.count < status.stuckTotal ? " (the \(status.stuckJobs.count) longest shown)" : ""
+            sections.append(
+                "Stuck jobs: \(status.stuckTotal)\(shown)\n"
+                    + TextTable(
+                        headers: ["JOB", "ORDER", "STATE", "REASON", "FOR", "ATTEMPTS", "LOCKED BY", "LAST ERROR"],
+                        rows: status.stuckJobs.map { job in
+                            [
+                                job.jobID.map(String.init) ?? "-", job.orderID ?? "-", job.state?.rawValue ?? "-",
+                                job.reason, HumanDuration.text(job.stuckSeconds),
+                                String(job.attempts), job.lockedBy, job.lastError,
+                            ]
+                        }
+                    ).render()
+            )
         }
 
         for api in status.blockedAPIs {
-            sections.append("API blocked: \(api.api.terminalSafe) asked not to be called before \(api.blockedUntil) "
-                + "(\(HumanDuration.text(api.remainingSeconds) ?? "") more; its jobs wait, none is lost)")
+            sections.append(
+                "API blocked: \(api.api.terminalSafe) asked not to be called before \(api.blockedUntil) "
+                    + "(\(HumanDuration.text(api.remainingSeconds) ?? "") more; its jobs wait, none is lost)"
+            )
         }
         for poll in status.voidedPolls {
-            var line = "Google voided purchases (\(poll.packageName.terminalSafe)): last successful poll "
+            var line =
+                "Google voided purchases (\(poll.packageName.terminalSafe)): last successful poll "
                 + (poll.lastSuccessSeconds.flatMap { HumanDuration.text($0) }.map { $0 + " ago" } ?? "never")
             if let error = poll.lastError { line += "; the last one failed: \(error.terminalSafe)" }
             if let missing = poll.lockMissingSeconds {
-                line += "; no poll could take its advisory lock for \(HumanDuration.text(missing) ?? "")"
-                    + (poll.lockHolders.isEmpty ? "" : ", held by " + poll.lockHolders.joined(separator: "; ").terminalSafe)
+                line +=
+                    "; no poll could take its advisory lock for \(HumanDuration.text(missing) ?? "")"
+                    + (poll.lockHolders.isEmpty
+                        ? "" : ", held by " + poll.lockHolders.joined(separator: "; ").terminalSafe)
             }
             sections.append(line)
         }
 
-        sections.append("Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"
-            + (status.suspiciousReceipts > 0 ? " (purchases first delivered to another user; see iap.suspicious_receipts)" : ""))
-        sections.append("Failures in the last 24 h: \(status.recentFailures)"
-            + (status.recentFailures > 0 ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : ""))
+        sections.append(
+            "Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"
+                + (status.suspiciousReceipts > 0
+                    ? " (purchases first delivered to another user; see iap.suspicious_receipts)" : "")
+        )
+        sections.append(
+            "Failures in the last 24 h: \(status.recentFailures)"
+                + (status.recentFailures > 0
+                    ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : "")
+        )
         return sections.joined(separator: "\n\n")
     }
 }

@@ -16,7 +16,8 @@ struct TextTable {
             cells.reduce(headers[column].count) { max($0, $1[column].count) }
         }
         let numeric = headers.indices.map { column in
-            cells.contains { Double($0[column]) != nil } && cells.allSatisfy { $0[column] == "-" || Double($0[column]) != nil }
+            cells.contains { Double($0[column]) != nil }
+                && cells.allSatisfy { $0[column] == "-" || Double($0[column]) != nil }
         }
         func line(_ values: [String]) -> String {
             values.indices.map { column in

@@ -6,11 +6,15 @@ struct UnclaimedCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "unclaimed",
         abstract: "List verified payments that paid no order (the client lost its order id), newest first.",
-        discussion: "Give one to its order with `receiptd assign TRANSACTION_ID ORDER`.")
+        discussion: "Give one to its order with `receiptd assign TRANSACTION_ID ORDER`."
+    )
 
     @OptionGroup var options: OperatorOptions
 
-    @Option(help: "Only payments first seen since then: 90m, 2h, 7d or an ISO-8601 time.", transform: TimeBound.init(parsing:))
+    @Option(
+        help: "Only payments first seen since then: 90m, 2h, 7d or an ISO-8601 time.",
+        transform: TimeBound.init(parsing:)
+    )
     var since: TimeBound?
 
     @Flag(help: "Also list payments already assigned to an order.")
@@ -23,10 +27,17 @@ struct UnclaimedCommand: OperatorCommand {
     static func text(_ payments: [UnclaimedPayment]) -> String {
         guard !payments.isEmpty else { return "No unclaimed payments." }
         return TextTable(
-            headers: ["TRANSACTION", "PRODUCT", "QUANTITY", "BOUGHT", "ENVIRONMENT", "USER", "RECEIPT OF ORDER", "FIRST SEEN", "ASSIGNED TO"],
+            headers: [
+                "TRANSACTION", "PRODUCT", "QUANTITY", "BOUGHT", "ENVIRONMENT", "USER", "RECEIPT OF ORDER", "FIRST SEEN",
+                "ASSIGNED TO",
+            ],
             rows: payments.map { payment in
-                [payment.transactionID, payment.productID, String(payment.quantity), payment.purchaseDate, payment.environment,
-                 payment.userID, payment.orderID, payment.firstSeenAt, payment.assignedOrderID]
-            }).render()
+                [
+                    payment.transactionID, payment.productID, String(payment.quantity), payment.purchaseDate,
+                    payment.environment,
+                    payment.userID, payment.orderID, payment.firstSeenAt, payment.assignedOrderID,
+                ]
+            }
+        ).render()
     }
 }

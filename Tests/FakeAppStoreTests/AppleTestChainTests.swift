@@ -87,7 +87,10 @@ import X509
     @Test func mintedJWSIsSignedByTheLeafAndCarriesTheChain() throws {
         let chain = try AppleTestChain.generate()
         let payload = SignedTransactionPayload(
-            transactionId: "2000000123", productId: "coins.100", appAccountToken: UUID().uuidString.lowercased())
+            transactionId: "2000000123",
+            productId: "coins.100",
+            appAccountToken: UUID().uuidString.lowercased()
+        )
         let jws = try CompactJWS(chain.signedTransaction(payload))
         #expect(jws.header["alg"] as? String == "ES256")
         #expect(jws.x5c == [chain.leafDER, chain.intermediateDER, chain.rootDER])

@@ -1,7 +1,8 @@
-import _CryptoExtras
 import FakeAppStore
 import Foundation
 import Testing
+import _CryptoExtras
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -37,12 +38,17 @@ struct GooglePlayTestClient {
         issuedAt: Date = Date(),
         lifetime: TimeInterval = 3600
     ) throws -> String {
-        let header = try JSONSerialization.data(withJSONObject: ["alg": "RS256", "typ": "JWT", "kid": standIn.serviceAccount.privateKeyID])
+        let header = try JSONSerialization.data(withJSONObject: [
+            "alg": "RS256", "typ": "JWT", "kid": standIn.serviceAccount.privateKeyID,
+        ])
         let iat = Int(issuedAt.timeIntervalSince1970)
-        let claims = try JSONSerialization.data(withJSONObject: [
-            "iss": issuer ?? standIn.serviceAccount.clientEmail, "scope": scope, "aud": audience ?? standIn.tokenURL,
-            "iat": iat, "exp": iat + Int(lifetime),
-        ] as [String: Any])
+        let claims = try JSONSerialization.data(
+            withJSONObject: [
+                "iss": issuer ?? standIn.serviceAccount.clientEmail, "scope": scope,
+                "aud": audience ?? standIn.tokenURL,
+                "iat": iat, "exp": iat + Int(lifetime),
+            ] as [String: Any]
+        )
         let input = Self.base64url(header) + "." + Self.base64url(claims)
         // The key as the daemon reads it: PKCS#8 PEM from the key file.
         let signer = try key ?? _RSA.Signing.PrivateKey(pemRepresentation: standIn.serviceAccount.privateKeyPEM)
@@ -52,9 +58,12 @@ struct GooglePlayTestClient {
 
     /// `POST /token` with a JWT bearer grant.
     func grant(_ assertion: String) async throws -> Answer {
-        try await send("POST", standIn.tokenURL,
-                       body: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion,
-                       contentType: "application/x-www-form-urlencoded")
+        try await send(
+            "POST",
+            standIn.tokenURL,
+            body: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion,
+            contentType: "application/x-www-form-urlencoded"
+        )
     }
 
     /// A fresh access token granted for a good assertion.
@@ -63,8 +72,14 @@ struct GooglePlayTestClient {
     }
 
     /// The `purchases.products` URL of `token`, `suffix` being `:acknowledge` or `:consume` if any.
-    func productURL(_ token: String, product: String = "gems", package: String = "com.example.game", suffix: String = "") -> String {
-        standIn.baseURL + "/androidpublisher/v3/applications/\(package)/purchases/products/\(product)/tokens/\(token)\(suffix)"
+    func productURL(
+        _ token: String,
+        product: String = "gems",
+        package: String = "com.example.game",
+        suffix: String = ""
+    ) -> String {
+        standIn.baseURL
+            + "/androidpublisher/v3/applications/\(package)/purchases/products/\(product)/tokens/\(token)\(suffix)"
     }
 
     /// The `purchases.voidedpurchases` URL with `query`.
@@ -73,7 +88,13 @@ struct GooglePlayTestClient {
     }
 
     /// One HTTP call.
-    func send(_ method: String, _ url: String, bearer: String? = nil, body: String? = nil, contentType: String? = nil) async throws -> Answer {
+    func send(
+        _ method: String,
+        _ url: String,
+        bearer: String? = nil,
+        body: String? = nil,
+        contentType: String? = nil
+    ) async throws -> Answer {
         var request = URLRequest(url: try #require(URL(string: url)))
         request.httpMethod = method
         if let bearer {

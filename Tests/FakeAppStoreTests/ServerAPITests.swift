@@ -16,16 +16,23 @@ import Testing
     @Test func registeredProductionTransactionIsAnsweredSigned() async throws {
         try await StandInClient.with(configuration) { client in
             let payload = SignedTransactionPayload(
-                transactionId: "2000000001", productId: "coins.100", signedDate: 1_000,
-                appAccountToken: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0")
+                transactionId: "2000000001",
+                productId: "coins.100",
+                signedDate: 1_000,
+                appAccountToken: "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
+            )
             client.standIn.register(payload)
             let before = SignedTransactionPayload.nowMilliseconds()
             let answer = try await client.get(transactionURL(client.standIn, "2000000001"), bearer: key.bearerToken())
             #expect(answer.status == 200)
             let jws = try CompactJWS(try #require(answer.json["signedTransactionInfo"] as? String))
             #expect(try jws.isSigned(by: client.standIn.testChain.leaf))
-            #expect(jws.x5c == [client.standIn.testChain.leafDER, client.standIn.testChain.intermediateDER,
-                                client.standIn.testChain.rootDER])
+            #expect(
+                jws.x5c == [
+                    client.standIn.testChain.leafDER, client.standIn.testChain.intermediateDER,
+                    client.standIn.testChain.rootDER,
+                ]
+            )
             var signed = try JSONDecoder().decode(SignedTransactionPayload.self, from: jws.payload)
             #expect(signed.signedDate >= before)
             signed.signedDate = payload.signedDate
@@ -42,7 +49,9 @@ import Testing
 
     @Test func environmentsDoNotShareTransactions() async throws {
         try await StandInClient.with(configuration) { client in
-            client.standIn.register(SignedTransactionPayload(transactionId: "s1", productId: "p", environment: "Sandbox"))
+            client.standIn.register(
+                SignedTransactionPayload(transactionId: "s1", productId: "p", environment: "Sandbox")
+            )
             client.standIn.register(SignedTransactionPayload(transactionId: "p1", productId: "p"))
             let bearer = key.bearerToken()
             let cases: [(id: String, sandbox: Bool, found: Bool)] = [
@@ -60,7 +69,9 @@ import Testing
                 }
             }
             let records = client.standIn.recordedServerAPIRequests()
-            #expect(records.map(\.environment) == [.production, .sandbox, .sandbox, .production, .production, .sandbox])
+            #expect(
+                records.map(\.environment) == [.production, .sandbox, .sandbox, .production, .production, .sandbox]
+            )
             #expect(records.map(\.errorCode) == [4_040_010, nil, 4_040_010, nil, 4_040_010, 4_040_010])
         }
     }
@@ -113,7 +124,8 @@ import Testing
                     .httpStatus(503),
                     .serverAPIError(4_040_010, http: 500),
                     ScriptStep(delayMilliseconds: 30),
-                ])
+                ]
+            )
             let bearer = key.bearerToken()
             let rateLimited = try await client.get(transactionURL(client.standIn, "t1"), bearer: bearer)
             #expect(rateLimited.status == 429)
@@ -121,7 +133,10 @@ import Testing
             #expect(rateLimited.json["errorCode"] as? Int == 4_290_000)
             #expect(rateLimited.json["errorMessage"] as? String == "Rate limit exceeded.")
 
-            let internalError = try await client.get(transactionURL(client.standIn, sandbox: true, "t1"), bearer: bearer)
+            let internalError = try await client.get(
+                transactionURL(client.standIn, sandbox: true, "t1"),
+                bearer: bearer
+            )
             #expect(internalError.status == 500)
             #expect(internalError.json["errorCode"] as? Int == 5_000_001)
 
@@ -161,7 +176,10 @@ import Testing
             let bearer = key.bearerToken()
             #expect(try await client.get(transactionURL(client.standIn, "t1"), bearer: bearer).status == 200)
             // The limit spans both environments.
-            #expect(try await client.get(transactionURL(client.standIn, sandbox: true, "nope"), bearer: bearer).status == 404)
+            #expect(
+                try await client.get(transactionURL(client.standIn, sandbox: true, "nope"), bearer: bearer).status
+                    == 404
+            )
             let before = SignedTransactionPayload.nowMilliseconds()
             let refused = try await client.get(transactionURL(client.standIn, "t1"), bearer: bearer)
             #expect(refused.status == 429)
@@ -190,7 +208,12 @@ import Testing
             #expect(payload.originalTransactionId == "h1")
             #expect(payload.bundleId == SyntheticReceipt.defaultBundleID)
 
-            let toSign = SignedTransactionPayload(transactionId: "m1", productId: "coins.5", revocationDate: 5, revocationReason: 1)
+            let toSign = SignedTransactionPayload(
+                transactionId: "m1",
+                productId: "coins.5",
+                revocationDate: 5,
+                revocationReason: 1
+            )
             let signed = try await client.post("/fake/sign", json: try JSONEncoder().encode(toSign))
             #expect(signed.status == 200)
             let minted = try CompactJWS(signed.text)
@@ -206,7 +229,9 @@ import Testing
         try await StandInClient.with(configuration) { client in
             let receipt = SyntheticReceipt().encoded()
             let answer = try await client.post(
-                "/verifyReceipt", json: try JSONSerialization.data(withJSONObject: ["receipt-data": receipt]))
+                "/verifyReceipt",
+                json: try JSONSerialization.data(withJSONObject: ["receipt-data": receipt])
+            )
             #expect(answer.json["status"] as? Int == 0)
             #expect(client.standIn.recordedRequests().count == 1)
             #expect(client.standIn.recordedServerAPIRequests().isEmpty)

@@ -1,6 +1,7 @@
 import FakeAppStore
 import Foundation
 import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif

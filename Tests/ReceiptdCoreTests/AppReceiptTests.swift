@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ReceiptdCore
 
 /// App receipts read for the `server_api` path: Apple's PKCS#7 layout in DER and in BER with indefinite lengths,
@@ -54,11 +55,13 @@ import Testing
         return Data(node(0x30, type + node(0xA0, signedData))).base64EncodedString()
     }
 
-    static let twoPurchases = node(0x31,
+    static let twoPurchases = node(
+        0x31,
         attribute(2, utf8("com.example.game"))
-        + inApp([(1702, utf8("gems")), (1703, utf8("1000001")), (1705, utf8("1000001"))])
-        + attribute(19, utf8("1.0"))
-        + inApp([(1703, utf8("1000002")), (1705, utf8("1000001"))]))
+            + inApp([(1702, utf8("gems")), (1703, utf8("1000001")), (1705, utf8("1000001"))])
+            + attribute(19, utf8("1.0"))
+            + inApp([(1703, utf8("1000002")), (1705, utf8("1000001"))])
+    )
 
     @Test func aReceiptNamesItsBundleAndEveryPurchase() throws {
         let receipt = try AppReceipt(base64: Self.receipt(Self.twoPurchases))
@@ -67,7 +70,9 @@ import Testing
     }
 
     @Test func base64LineBreaksAreIgnored() throws {
-        let wrapped = Data(base64Encoded: Self.receipt(Self.twoPurchases))!.base64EncodedString(options: .lineLength64Characters)
+        let wrapped = Data(base64Encoded: Self.receipt(Self.twoPurchases))!.base64EncodedString(
+            options: .lineLength64Characters
+        )
         #expect(wrapped.contains("\r\n"))
         #expect(try AppReceipt(base64: wrapped).transactionIDs == ["1000001", "1000002"])
     }
@@ -75,24 +80,34 @@ import Testing
     @Test func berIndefiniteLengthsAndAChunkedOctetStringAreRead() throws {
         let content = Self.twoPurchases
         let half = content.count / 2
-        let chunked = Self.indefinite(0x24, Self.node(0x04, Array(content[..<half])) + Self.node(0x04, Array(content[half...])))
+        let chunked = Self.indefinite(
+            0x24,
+            Self.node(0x04, Array(content[..<half])) + Self.node(0x04, Array(content[half...]))
+        )
         let encapsulated = Self.indefinite(0x30, Self.dataOID + Self.indefinite(0xA0, chunked))
-        let signedData = Self.indefinite(0x30, Self.integer(1) + Self.node(0x31, []) + encapsulated + Self.node(0x31, []))
+        let signedData = Self.indefinite(
+            0x30,
+            Self.integer(1) + Self.node(0x31, []) + encapsulated + Self.node(0x31, [])
+        )
         let ber = Self.indefinite(0x30, Self.signedDataOID + Self.indefinite(0xA0, signedData))
         let receipt = try AppReceipt(base64: Data(ber).base64EncodedString())
         #expect(receipt == AppReceipt(bundleID: "com.example.game", transactionIDs: ["1000001", "1000002"]))
     }
 
     @Test func anOriginalIdStandsInAndIA5StringsAreRead() throws {
-        let content = Self.node(0x31,
+        let content = Self.node(
+            0x31,
             Self.attribute(2, Self.node(0x16, Array("com.example.game".utf8)))
-            + Self.inApp([(1705, Self.node(0x16, Array("2000001".utf8)))]))
+                + Self.inApp([(1705, Self.node(0x16, Array("2000001".utf8)))])
+        )
         let receipt = try AppReceipt(base64: Self.receipt(content))
         #expect(receipt == AppReceipt(bundleID: "com.example.game", transactionIDs: ["2000001"]))
     }
 
     @Test func aReceiptWithoutPurchasesHasNoTransaction() throws {
-        let receipt = try AppReceipt(base64: Self.receipt(Self.node(0x31, Self.attribute(2, Self.utf8("com.example.game")))))
+        let receipt = try AppReceipt(
+            base64: Self.receipt(Self.node(0x31, Self.attribute(2, Self.utf8("com.example.game"))))
+        )
         #expect(receipt == AppReceipt(bundleID: "com.example.game", transactionIDs: []))
         #expect(receipt.firstTransactionID == nil)
     }
@@ -102,11 +117,21 @@ import Testing
         ("not base64 at all!", "receipt is not base64"),
         (Data("{\"in_app\":[]}".utf8).base64EncodedString(), "receipt is not a PKCS#7 signedData container"),
         (Data([0x30, 0x03, 0x02, 0x01]).base64EncodedString(), "receipt is not a PKCS#7 signedData container"),
-        (AppReceiptTests.receipt(AppReceiptTests.twoPurchases, type: AppReceiptTests.envelopedDataOID), "receipt is not a PKCS#7 signedData container"),
+        (
+            AppReceiptTests.receipt(AppReceiptTests.twoPurchases, type: AppReceiptTests.envelopedDataOID),
+            "receipt is not a PKCS#7 signedData container"
+        ),
         (AppReceiptTests.receipt([]), "receipt's PKCS#7 container holds no receipt content"),
         (AppReceiptTests.receipt(AppReceiptTests.node(0x30, [])), "receipt content is not a SET of attributes"),
-        (AppReceiptTests.receipt(AppReceiptTests.node(0x31, AppReceiptTests.node(0x30, AppReceiptTests.integer(2)))), "receipt holds an attribute that is not {type, version, value}"),
-        (AppReceiptTests.receipt(AppReceiptTests.node(0x31, AppReceiptTests.attribute(17, AppReceiptTests.node(0x04, [1, 2])))), "in-app purchase content is not a SET of attributes"),
+        (
+            AppReceiptTests.receipt(AppReceiptTests.node(0x31, AppReceiptTests.node(0x30, AppReceiptTests.integer(2)))),
+            "receipt holds an attribute that is not {type, version, value}"
+        ),
+        (
+            AppReceiptTests.receipt(
+                AppReceiptTests.node(0x31, AppReceiptTests.attribute(17, AppReceiptTests.node(0x04, [1, 2])))
+            ), "in-app purchase content is not a SET of attributes"
+        ),
     ])
     func whatIsNoReceiptSaysWhy(input: String, reason: String) {
         #expect(throws: AppReceipt.FormatError(description: reason)) { try AppReceipt(base64: input) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct AppleResponseParserTests {
@@ -7,13 +8,15 @@ import Testing
     }
 
     @Test func readsStringsAndNumbersAlike() throws {
-        let response = try parse("""
+        let response = try parse(
+            """
             {"status":0,"environment":"Sandbox","is-retryable":"false","receipt":{"bundle_id":"b","in_app":[
               {"transaction_id":"1000000001","product_id":"p","quantity":"2","purchase_date_ms":"1700000000000"},
               {"transaction_id":1000000002,"product_id":"p","quantity":1,"purchase_date_ms":1700000000001,"cancellation_date_ms":"1"},
               {"transaction_id":"3","product_id":"p","purchase_date_ms":"1700000000002","cancellation_date":""}
             ]}}
-            """)
+            """
+        )
         #expect(response.status == 0)
         #expect(response.environment == "Sandbox")
         #expect(response.isRetryable == false)
@@ -32,12 +35,16 @@ import Testing
     }
 
     @Test func badQuantityIsKeptAsUnreadable() throws {
-        let response = try parse(#"{"status":0,"receipt":{"in_app":[{"transaction_id":"1","product_id":"p","quantity":"zero"}]}}"#)
+        let response = try parse(
+            #"{"status":0,"receipt":{"in_app":[{"transaction_id":"1","product_id":"p","quantity":"zero"}]}}"#
+        )
         #expect(response.receipt?.inApp?.first?.quantity == nil)
     }
 
-    @Test(arguments: ["<html>Service Unavailable</html>", "", "[1,2]", #"{"environment":"Production"}"#, #"{"status":true}"#,
-                      #"{"status":1.5}"#])
+    @Test(arguments: [
+        "<html>Service Unavailable</html>", "", "[1,2]", #"{"environment":"Production"}"#, #"{"status":true}"#,
+        #"{"status":1.5}"#,
+    ])
     func garbledBodiesAreRejected(body: String) {
         #expect(throws: AppleResponseParser.Failure.self) { try parse(body) }
     }
@@ -53,7 +60,8 @@ import Testing
         for _ in 0..<3_000 {
             let count = Int.random(in: 0...80, using: &generator)
             let bytes = (0..<count).map { _ in
-                Bool.random(using: &generator) ? fragments.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
+                Bool.random(using: &generator)
+                    ? fragments.randomElement(using: &generator)! : UInt8.random(in: 0...255, using: &generator)
             }
             _ = try? AppleResponseParser.parse(bytes)
         }

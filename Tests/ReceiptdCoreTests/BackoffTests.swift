@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct BackoffTests {
@@ -22,7 +23,7 @@ import Testing
     /// Property: for seeded random inputs the delay is within [ceiling/2, ceiling], never negative,
     /// and the ceiling never decreases as attempts grow.
     @Test func propertiesHoldForSeededInputs() {
-        var generator = SeededGenerator(seed: 20261122)
+        var generator = SeededGenerator(seed: 20_261_122)
         for _ in 0..<5_000 {
             let base = Double.random(in: 0...100, using: &generator)
             let maximum = Double.random(in: 0...100_000, using: &generator)

@@ -1,10 +1,16 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct CircuitBreakerTests {
     let start = ContinuousClock.now
-    let configuration = CircuitBreaker.Configuration(window: 10, minimumCalls: 4, failureRatio: 0.5,
-                                                     baseCooldown: .seconds(2), maximumCooldown: .seconds(8))
+    let configuration = CircuitBreaker.Configuration(
+        window: 10,
+        minimumCalls: 4,
+        failureRatio: 0.5,
+        baseCooldown: .seconds(2),
+        maximumCooldown: .seconds(8)
+    )
 
     @Test func staysClosedWhileMostCallsSucceed() {
         var breaker = CircuitBreaker(configuration: configuration)

@@ -1,56 +1,117 @@
 import Foundation
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct DeliveryPlannerTests {
     let planner = DeliveryPlanner(purchaseSkewSeconds: 300, expectedBundleID: "com.example.game")
     let created: Int64 = 1_700_000_000_000
 
-    private func order(_ id: String = "o1", product: String = "gems", quantity: Int = 1, delivered: Int = 0, created: Int64? = nil,
-                       checkout: Int64? = nil) -> OrderSnapshot {
-        OrderSnapshot(orderID: id, productID: product, quantity: quantity, createdAtMilliseconds: created ?? self.created,
-                      deliveredQuantity: delivered, checkoutAtMilliseconds: checkout)
+    private func order(
+        _ id: String = "o1",
+        product: String = "gems",
+        quantity: Int = 1,
+        delivered: Int = 0,
+        created: Int64? = nil,
+        checkout: Int64? = nil
+    ) -> OrderSnapshot {
+        OrderSnapshot(
+            orderID: id,
+            productID: product,
+            quantity: quantity,
+            createdAtMilliseconds: created ?? self.created,
+            deliveredQuantity: delivered,
+            checkoutAtMilliseconds: checkout
+        )
     }
 
-    private func entry(_ id: String, original: String? = nil, product: String = "gems", quantity: Int? = 1, at offset: Int64 = 1000,
-                       cancelled: Bool = false) -> VerifiedPurchase {
-        VerifiedPurchase(transactionID: id, originalTransactionID: original, productID: product, quantity: quantity,
-                         purchaseDateMilliseconds: created + offset, isCancelled: cancelled)
+    private func entry(
+        _ id: String,
+        original: String? = nil,
+        product: String = "gems",
+        quantity: Int? = 1,
+        at offset: Int64 = 1000,
+        cancelled: Bool = false
+    ) -> VerifiedPurchase {
+        VerifiedPurchase(
+            transactionID: id,
+            originalTransactionID: original,
+            productID: product,
+            quantity: quantity,
+            purchaseDateMilliseconds: created + offset,
+            isCancelled: cancelled
+        )
     }
 
-    private func response(_ entries: [VerifiedPurchase]?, latest: [VerifiedPurchase]? = nil, bundle: String = "com.example.game") -> AppleVerifyResponse {
+    private func response(
+        _ entries: [VerifiedPurchase]?,
+        latest: [VerifiedPurchase]? = nil,
+        bundle: String = "com.example.game"
+    ) -> AppleVerifyResponse {
         AppleVerifyResponse(status: 0, receipt: .init(bundleID: bundle, inApp: entries), latestReceiptInfo: latest)
     }
 
     private func verified(_ response: AppleVerifyResponse, _ environment: AppleEnvironment) -> VerifiedPurchases {
-        VerifiedPurchases(purchases: response.allTransactions, environment: environment, bundleID: response.receipt?.bundleID)
+        VerifiedPurchases(
+            purchases: response.allTransactions,
+            environment: environment,
+            bundleID: response.receipt?.bundleID
+        )
     }
 
     @Test func onePayingEntryMakesTheOrderFull() {
-        let plan = planner.plan(response([entry("100")]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("100")]).allTransactions,
+            for: "u1",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.deliveries.map(\.transactionID) == ["100"])
         #expect(plan.orderResults == [.init(orderID: "o1", deliveredQuantity: 1, outcome: .full)])
     }
 
     @Test func fewerUnitsThanOrderedIsPartialAndOldestGoFirst() {
-        let plan = planner.plan(response([entry("300", at: 3000), entry("200", at: 2000), entry("400", at: 4000)]).allTransactions, for: "u1",
-                                order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: ["200"])
+        let plan = planner.plan(
+            response([entry("300", at: 3000), entry("200", at: 2000), entry("400", at: 4000)]).allTransactions,
+            for: "u1",
+            order: order(quantity: 2),
+            otherOpenOrders: [],
+            alreadyDelivered: ["200"]
+        )
         #expect(plan.deliveries.map(\.transactionID) == ["300", "400"])
         #expect(plan.orderResults.first?.outcome == .full)
-        let partial = planner.plan(response([entry("300")]).allTransactions, for: "u1", order: order(quantity: 3), otherOpenOrders: [], alreadyDelivered: [])
+        let partial = planner.plan(
+            response([entry("300")]).allTransactions,
+            for: "u1",
+            order: order(quantity: 3),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(partial.orderResults == [.init(orderID: "o1", deliveredQuantity: 1, outcome: .partial)])
     }
 
     @Test func entryQuantityCounts() {
-        let plan = planner.plan(response([entry("1", quantity: 3), entry("2", at: 5000)]).allTransactions, for: "u1", order: order(quantity: 3),
-                                otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("1", quantity: 3), entry("2", at: 5000)]).allTransactions,
+            for: "u1",
+            order: order(quantity: 3),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.deliveries.map(\.transactionID) == ["1"])
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 3, outcome: .full))
     }
 
     @Test func emptyOrAbsentInAppIsNoInApp() {
         for entries in [[], nil] as [[VerifiedPurchase]?] {
-            let plan = planner.plan(response(entries).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+            let plan = planner.plan(
+                response(entries).allTransactions,
+                for: "u1",
+                order: order(),
+                otherOpenOrders: [],
+                alreadyDelivered: []
+            )
             #expect(plan.orderResults.first?.outcome == .noInApp)
             #expect(plan.deliveries.isEmpty)
         }
@@ -58,75 +119,132 @@ import Testing
 
     @Test func entriesThatDoNotPayAreUnmatched() {
         let cases: [VerifiedPurchase] = [
-            entry("1", product: "shield"),                     // another product
-            entry("2", cancelled: true),                       // refunded
-            entry("5E1F2A40-1111-2222-3333-444455556666"),     // forged id
-            entry("6", quantity: nil),                         // unreadable quantity
+            entry("1", product: "shield"),  // another product
+            entry("2", cancelled: true),  // refunded
+            entry("5E1F2A40-1111-2222-3333-444455556666"),  // forged id
+            entry("6", quantity: nil),  // unreadable quantity
         ]
         for paying in cases {
-            let plan = planner.plan(response([paying]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+            let plan = planner.plan(
+                response([paying]).allTransactions,
+                for: "u1",
+                order: order(),
+                otherOpenOrders: [],
+                alreadyDelivered: []
+            )
             #expect(plan.orderResults.first?.outcome == .unmatched, "\(paying)")
             #expect(plan.deliveries.isEmpty)
         }
-        let replay = planner.plan(response([entry("7")]).allTransactions, for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: ["7"])
+        let replay = planner.plan(
+            response([entry("7")]).allTransactions,
+            for: "u1",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: ["7"]
+        )
         #expect(replay.orderResults.first?.outcome == .unmatched)
     }
 
     @Test func aPurchaseBeforeTheCheckoutBeyondTheSkewDoesNotPay() {
         let checkedOut = order(checkout: created)
-        let early = planner.plan(response([entry("1", at: -301_000)]).allTransactions, for: "u1", order: checkedOut, otherOpenOrders: [], alreadyDelivered: [])
+        let early = planner.plan(
+            response([entry("1", at: -301_000)]).allTransactions,
+            for: "u1",
+            order: checkedOut,
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(early.orderResults.first?.outcome == .unmatched)
-        let withinSkew = planner.plan(response([entry("1", at: -299_000)]).allTransactions, for: "u1", order: checkedOut, otherOpenOrders: [],
-                                      alreadyDelivered: [])
+        let withinSkew = planner.plan(
+            response([entry("1", at: -299_000)]).allTransactions,
+            for: "u1",
+            order: checkedOut,
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(withinSkew.orderResults.first?.outcome == .full)
     }
 
     @Test func aLateReceiptPaysAnOrderFirstSeenWithIt() {
         // The order was made when the receipt arrived, eight hours after the purchase: it has no checkout time.
-        let plan = planner.plan(response([entry("1", at: -8 * 3_600_000)]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
-                                alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("1", at: -8 * 3_600_000)]).allTransactions,
+            for: "u1",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.orderResults.first?.outcome == .full)
         #expect(plan.deliveries.map(\.transactionID) == ["1"])
     }
 
     @Test func aRefundInEitherCopyOfATransactionCounts() {
         for (inApp, latest) in [(entry("1"), entry("1", cancelled: true)), (entry("1", cancelled: true), entry("1"))] {
-            let plan = planner.plan(response([inApp], latest: [latest]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
-                                    alreadyDelivered: [])
+            let plan = planner.plan(
+                response([inApp], latest: [latest]).allTransactions,
+                for: "u1",
+                order: order(),
+                otherOpenOrders: [],
+                alreadyDelivered: []
+            )
             #expect(plan.orderResults.first?.outcome == .unmatched)
             #expect(plan.deliveries.isEmpty)
         }
     }
 
     @Test func copiesThatDisagreePayNothing() {
-        let pairs = [(entry("1"), entry("1", product: "shield")), (entry("1", quantity: 1), entry("1", quantity: 5)),
-                     (entry("1", at: 1000), entry("1", at: 2000))]
+        let pairs = [
+            (entry("1"), entry("1", product: "shield")), (entry("1", quantity: 1), entry("1", quantity: 5)),
+            (entry("1", at: 1000), entry("1", at: 2000)),
+        ]
         for (first, second) in pairs + pairs.map({ ($1, $0) }) {
             let merged = response([first], latest: [second]).allTransactions
             #expect(merged.count == 1 && !merged[0].conflictingFields.isEmpty)
-            let plan = planner.plan(response([first], latest: [second]).allTransactions, for: "u1", order: order(), otherOpenOrders: [],
-                                    alreadyDelivered: [])
+            let plan = planner.plan(
+                response([first], latest: [second]).allTransactions,
+                for: "u1",
+                order: order(),
+                otherOpenOrders: [],
+                alreadyDelivered: []
+            )
             #expect(plan.deliveries.isEmpty, "\(first) / \(second)")
         }
     }
 
     @Test func anotherUsersPurchasePaysNothingAndIsFlagged() {
         let receipt = response([entry("20", original: "10"), entry("30")], latest: nil)
-        let plan = planner.plan(receipt.allTransactions, for: "mallory", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
-                                firstOwners: ["10": "alice"])
+        let plan = planner.plan(
+            receipt.allTransactions,
+            for: "mallory",
+            order: order(quantity: 2),
+            otherOpenOrders: [],
+            alreadyDelivered: [],
+            firstOwners: ["10": "alice"]
+        )
         #expect(plan.deliveries.map(\.transactionID) == ["30"])
         #expect(plan.foreignPurchases == [.init(originalTransactionID: "10", ownerUserID: "alice")])
         #expect(plan.newOwners.map(\.originalTransactionID) == ["30"])
-        let own = planner.plan(receipt.allTransactions, for: "alice", order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [],
-                               firstOwners: ["10": "alice"])
+        let own = planner.plan(
+            receipt.allTransactions,
+            for: "alice",
+            order: order(quantity: 2),
+            otherOpenOrders: [],
+            alreadyDelivered: [],
+            firstOwners: ["10": "alice"]
+        )
         #expect(own.deliveries.map(\.transactionID) == ["20", "30"])
         #expect(own.foreignPurchases.isEmpty)
         #expect(own.newOwners.map(\.originalTransactionID) == ["30"])
     }
 
     @Test func renewalsOfOnePurchaseRecordOneOwner() {
-        let plan = planner.plan(response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]).allTransactions, for: "u1",
-                                order: order(quantity: 2), otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]).allTransactions,
+            for: "u1",
+            order: order(quantity: 2),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.deliveries.count == 2)
         #expect(plan.newOwners.map(\.originalTransactionID) == ["10"])
     }
@@ -134,35 +252,64 @@ import Testing
     @Test func mergedPaymentSettlesTheUsersOtherOrders() {
         let other = order("o2", product: "shield", created: created - 10)
         let untouched = order("o3", product: "sword")
-        let plan = planner.plan(response([entry("1"), entry("2", product: "shield")]).allTransactions, for: "u1", order: order(),
-                                otherOpenOrders: [other, untouched], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("1"), entry("2", product: "shield")]).allTransactions,
+            for: "u1",
+            order: order(),
+            otherOpenOrders: [other, untouched],
+            alreadyDelivered: []
+        )
         #expect(plan.deliveries.map(\.orderID).sorted() == ["o1", "o2"])
         #expect(plan.orderResults.map(\.orderID) == ["o1", "o2"])
         #expect(plan.ordersCompletedElsewhere == ["o2"])
     }
 
     @Test func latestReceiptInfoIsReadAndDeduplicated() {
-        let plan = planner.plan(response([entry("1")], latest: [entry("1"), entry("2")]).allTransactions, for: "u1", order: order(quantity: 3),
-                                otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("1")], latest: [entry("1"), entry("2")]).allTransactions,
+            for: "u1",
+            order: order(quantity: 3),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.deliveries.map(\.transactionID) == ["1", "2"])
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 2, outcome: .partial))
     }
 
     @Test func earlierDeliveriesCountTowardsTheOrder() {
-        let plan = planner.plan(response([entry("9")]).allTransactions, for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [], alreadyDelivered: [])
+        let plan = planner.plan(
+            response([entry("9")]).allTransactions,
+            for: "u1",
+            order: order(quantity: 2, delivered: 1),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(plan.orderResults.first == .init(orderID: "o1", deliveredQuantity: 2, outcome: .full))
-        let nothingNew = planner.plan(response([entry("9")]).allTransactions, for: "u1", order: order(quantity: 2, delivered: 1), otherOpenOrders: [],
-                                      alreadyDelivered: ["9"])
+        let nothingNew = planner.plan(
+            response([entry("9")]).allTransactions,
+            for: "u1",
+            order: order(quantity: 2, delivered: 1),
+            otherOpenOrders: [],
+            alreadyDelivered: ["9"]
+        )
         #expect(nothingNew.orderResults.first?.outcome == .partial)
     }
 
     @Test func anotherBundleIsRejected() {
         #expect(planner.rejection(of: verified(response([entry("1")], bundle: "com.evil.app"), .production)) != nil)
         #expect(planner.rejection(of: verified(response([entry("1")]), .production)) == nil)
-        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: verified(response([], bundle: ""), .production))
-            != nil)
-        #expect(DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(of: verified(response([], bundle: "x"), .production))
-            != nil)
+        #expect(
+            DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(
+                of: verified(response([], bundle: ""), .production)
+            )
+                != nil
+        )
+        #expect(
+            DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(
+                of: verified(response([], bundle: "x"), .production)
+            )
+                != nil
+        )
     }
 
     @Test func sandboxPurchasesFollowThePolicy() {
@@ -173,19 +320,38 @@ import Testing
     }
 
     @Test func googlePurchasesHaveGoogleIdsAndMatchTheOrdersAccount() {
-        var purchase = VerifiedPurchase(transactionID: "GPA.3345-1234-5678-90123", productID: "gems", purchaseDateMilliseconds: created + 1000,
-                                        accountID: "acct-1", store: .google)
+        var purchase = VerifiedPurchase(
+            transactionID: "GPA.3345-1234-5678-90123",
+            productID: "gems",
+            purchaseDateMilliseconds: created + 1000,
+            accountID: "acct-1",
+            store: .google
+        )
         var bound = order()
         bound.accountID = "acct-1"
-        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults.first?.outcome == .full)
+        #expect(
+            planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults
+                .first?.outcome == .full
+        )
         purchase.accountID = "acct-2"
-        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults.first?.outcome == .unmatched)
+        #expect(
+            planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).orderResults
+                .first?.outcome == .unmatched
+        )
         // The same id as an App Store transaction would not be genuine.
         purchase.store = .apple
         purchase.accountID = "acct-1"
-        #expect(planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).deliveries.isEmpty)
+        #expect(
+            planner.plan([purchase], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: []).deliveries
+                .isEmpty
+        )
         // Google answers only for our package: no bundle to compare.
-        let verified = VerifiedPurchases(purchases: [], environment: .production, bundleID: "com.example.android", store: .google)
+        let verified = VerifiedPurchases(
+            purchases: [],
+            environment: .production,
+            bundleID: "com.example.android",
+            store: .google
+        )
         #expect(planner.rejection(of: verified) == nil)
     }
 
@@ -197,7 +363,13 @@ import Testing
         foreign.appAccountToken = UUID()
         var unmarked = entry("2")
         unmarked.appAccountToken = nil
-        let refused = planner.plan([foreign, unmarked], for: "u1", order: bound, otherOpenOrders: [], alreadyDelivered: [])
+        let refused = planner.plan(
+            [foreign, unmarked],
+            for: "u1",
+            order: bound,
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(refused.deliveries.isEmpty)
         #expect(refused.orderResults.first?.outcome == .unmatched)
         #expect(refused.unclaimed.map(\.transactionID) == ["1", "2"])
@@ -207,7 +379,10 @@ import Testing
         #expect(paid.deliveries.map(\.transactionID) == ["3"])
         #expect(paid.orderResults.first?.outcome == .full)
         // An order without a token takes a purchase whatever its token.
-        #expect(planner.plan([foreign], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).deliveries.count == 1)
+        #expect(
+            planner.plan([foreign], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).deliveries
+                .count == 1
+        )
     }
 
     /// Issue 17, item 1: a transaction looked up by its id alone pays only an order with its app account token.
@@ -220,7 +395,13 @@ import Testing
         carrying.requiresOrderToken = true
         var bare = entry("2")
         bare.requiresOrderToken = true
-        let tokenless = planner.plan([bare, carrying], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+        let tokenless = planner.plan(
+            [bare, carrying],
+            for: "u1",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
         #expect(tokenless.deliveries.isEmpty && tokenless.orderResults.first?.outcome == .unmatched)
         #expect(tokenless.unclaimed.map(\.transactionID) == ["1", "2"])
         #expect(tokenless.refusedWithoutToken.map(\.transactionID) == ["1", "2"])
@@ -230,6 +411,9 @@ import Testing
         // Another product is simply not this order's: unclaimed, not refused for its token.
         var coins = entry("3", product: "coins")
         coins.requiresOrderToken = true
-        #expect(planner.plan([coins], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: []).refusedWithoutToken.isEmpty)
+        #expect(
+            planner.plan([coins], for: "u1", order: order(), otherOpenOrders: [], alreadyDelivered: [])
+                .refusedWithoutToken.isEmpty
+        )
     }
 }

@@ -1,6 +1,7 @@
-import _CryptoExtras
 import Foundation
 import Testing
+import _CryptoExtras
+
 @testable import ReceiptdCore
 
 /// Google Play's settings: defaults, a key file that cannot be read (jobs wait) or is malformed (exit 78,
@@ -13,9 +14,14 @@ import Testing
         try body(path)
     }
 
-    private static func keyJSON(privateKey: String, tokenURI: String = "https://oauth2.googleapis.com/token") throws -> String {
-        let object: [String: String] = ["type": "service_account", "client_email": "svc@example.iam.gserviceaccount.com",
-                                        "private_key": privateKey, "token_uri": tokenURI]
+    private static func keyJSON(
+        privateKey: String,
+        tokenURI: String = "https://oauth2.googleapis.com/token"
+    ) throws -> String {
+        let object: [String: String] = [
+            "type": "service_account", "client_email": "svc@example.iam.gserviceaccount.com",
+            "private_key": privateKey, "token_uri": tokenURI,
+        ]
         return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
     }
 
@@ -32,7 +38,8 @@ import Testing
         let pem = try _RSA.Signing.PrivateKey(keySize: .bits2048).pemRepresentation
         try withFile(try Self.keyJSON(privateKey: pem)) { path in
             let google = try ReceiptdSettings(completing: [
-                "GOOGLE_SERVICE_ACCOUNT_FILE": path, "GOOGLE_PLAY_PACKAGE_NAME": "com.example.game", "GOOGLE_PLAY_FINALIZE": "consume",
+                "GOOGLE_SERVICE_ACCOUNT_FILE": path, "GOOGLE_PLAY_PACKAGE_NAME": "com.example.game",
+                "GOOGLE_PLAY_FINALIZE": "consume",
                 "GOOGLE_PLAY_VOIDED_INTERVAL": "5m", "GOOGLE_PLAY_FINALIZE_OVERDUE": "2h",
             ]).googlePlay
             #expect(google.serviceAccount?.clientEmail == "svc@example.iam.gserviceaccount.com")
@@ -43,28 +50,39 @@ import Testing
     }
 
     @Test func aMalformedKeyFileStopsTheDaemonWithoutShowingTheKey() throws {
-        let secretish = "-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFBb0dCQUwx\n-----END PRIVATE KEY-----"
-        for contents in ["not json", try Self.keyJSON(privateKey: secretish), "{\"client_email\": \"a@b\"}",
-                         try Self.keyJSON(privateKey: secretish, tokenURI: "http://oauth.example.com/token")] {
+        let secretish =
+            "-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFBb0dCQUwx\n-----END PRIVATE KEY-----"
+        for contents in [
+            "not json", try Self.keyJSON(privateKey: secretish), "{\"client_email\": \"a@b\"}",
+            try Self.keyJSON(privateKey: secretish, tokenURI: "http://oauth.example.com/token"),
+        ] {
             try withFile(contents) { path in
-                #expect { _ = try ReceiptdSettings(completing: ["GOOGLE_SERVICE_ACCOUNT_FILE": path]) } throws: { error in
+                #expect { _ = try ReceiptdSettings(completing: ["GOOGLE_SERVICE_ACCOUNT_FILE": path]) } throws: {
+                    error in
                     guard let error = error as? ConfigurationError else { return false }
-                    return error.variable == "GOOGLE_SERVICE_ACCOUNT_FILE" && !error.description.contains("TUlJQ2RnSUJBREFO")
+                    return error.variable == "GOOGLE_SERVICE_ACCOUNT_FILE"
+                        && !error.description.contains("TUlJQ2RnSUJBREFO")
                 }
             }
         }
     }
 
     @Test func anUnreadableKeyFileMakesGoogleJobsWaitInsteadOfStopping() throws {
-        let google = try ReceiptdSettings(completing: ["GOOGLE_SERVICE_ACCOUNT_FILE": "/nonexistent/key.json",
-                                                      "GOOGLE_PLAY_PACKAGE_NAME": "com.example.game"]).googlePlay
+        let google = try ReceiptdSettings(completing: [
+            "GOOGLE_SERVICE_ACCOUNT_FILE": "/nonexistent/key.json",
+            "GOOGLE_PLAY_PACKAGE_NAME": "com.example.game",
+        ]).googlePlay
         #expect(google.unavailable?.contains("cannot read \"/nonexistent/key.json\"") == true)
     }
 
     @Test func badValuesNameTheirVariable() {
-        for (name, value) in [("GOOGLE_PLAY_FINALIZE", "later"), ("GOOGLE_PLAY_VOIDED_INTERVAL", "often"),
-                              ("GOOGLE_PLAY_FINALIZE_OVERDUE", "0"), ("GOOGLE_PLAY_API_URL", "http://play.example.com")] {
-            #expect { _ = try ReceiptdSettings(completing: [name: value]) } throws: { ($0 as? ConfigurationError)?.variable == name }
+        for (name, value) in [
+            ("GOOGLE_PLAY_FINALIZE", "later"), ("GOOGLE_PLAY_VOIDED_INTERVAL", "often"),
+            ("GOOGLE_PLAY_FINALIZE_OVERDUE", "0"), ("GOOGLE_PLAY_API_URL", "http://play.example.com"),
+        ] {
+            #expect { _ = try ReceiptdSettings(completing: [name: value]) } throws: {
+                ($0 as? ConfigurationError)?.variable == name
+            }
         }
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct JSONLogHandlerTests {
@@ -31,8 +32,13 @@ import Testing
         let lines = Lines()
         var logger = Self.logger(lines)
         logger[metadataKey: "daemon"] = "host:1:abc"
-        logger.info("job finished", metadata: ["order_id": "order-42", "job_id": "\(Int64(7))", "attempt": "\(3)",
-                                               "apple": ["status": "21005", "environment": "Sandbox"]])
+        logger.info(
+            "job finished",
+            metadata: [
+                "order_id": "order-42", "job_id": "\(Int64(7))", "attempt": "\(3)",
+                "apple": ["status": "21005", "environment": "Sandbox"],
+            ]
+        )
         let object = try Self.parse(try #require(lines.all.first))
         #expect(object["timestamp"] as? String == "2023-11-14T22:13:20.123Z")
         #expect(object["level"] as? String == "info")
@@ -48,7 +54,8 @@ import Testing
     }
 
     @Test(arguments: [
-        "plain", "quote \" and backslash \\ and slash /", "line\nbreak\r\ttab", "nul \u{00} bell \u{07} esc \u{1B} del \u{7F}",
+        "plain", "quote \" and backslash \\ and slash /", "line\nbreak\r\ttab",
+        "nul \u{00} bell \u{07} esc \u{1B} del \u{7F}",
         "\u{08}\u{0C}\u{1F}", "unicode: ümlaut, 日本語, emoji 🧾, separators \u{2028}\u{2029}", "",
     ])
     func escapesEveryStringSoItParsesBackUnchanged(text: String) throws {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import ReceiptdCore
 import Testing
+
+@testable import ReceiptdCore
 
 @Suite struct JSONTextTests {
     /// Parses `text` back with Foundation, the reference the hand-written encoder must agree with.
@@ -8,8 +9,10 @@ import Testing
         try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
     }
 
-    @Test(arguments: ["", "plain base64+/=", "quote \" backslash \\ slash /", "lines\nand\rtabs\t", "\u{01}\u{1F} controls",
-                      "ünïcödé ✓ 🎮", "\\\"\\n"])
+    @Test(arguments: [
+        "", "plain base64+/=", "quote \" backslash \\ slash /", "lines\nand\rtabs\t", "\u{01}\u{1F} controls",
+        "ünïcödé ✓ 🎮", "\\\"\\n",
+    ])
     func stringsRoundTrip(_ string: String) throws {
         #expect(try parsed(JSONText.array([string])) as? [String] == [string])
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 /// The settings operators add: `RECEIPTD_METRICS_ADDR` and `RECEIPTD_LOG_FORMAT`.
@@ -22,7 +23,9 @@ import Testing
         #expect(settings.metrics == MetricsServer.Configuration(host: host, port: port))
     }
 
-    @Test(arguments: ["localhost", "127.0.0.1:", "127.0.0.1:http", "127.0.0.1:70000", "::1:9464", "[::1]", "[127.0.0.1]:9", "a b:1"])
+    @Test(arguments: [
+        "localhost", "127.0.0.1:", "127.0.0.1:http", "127.0.0.1:70000", "::1:9464", "[::1]", "[127.0.0.1]:9", "a b:1",
+    ])
     func badAddressesNameTheVariable(text: String) {
         #expect {
             _ = try ReceiptdSettings(completing: ["RECEIPTD_METRICS_ADDR": text])

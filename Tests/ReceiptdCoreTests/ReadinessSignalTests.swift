@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct ReadinessSignalTests {

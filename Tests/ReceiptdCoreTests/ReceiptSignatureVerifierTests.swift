@@ -3,6 +3,7 @@ import FakeAppStore
 import Foundation
 import Testing
 import X509
+
 @testable import ReceiptdCore
 
 /// Issue 17, item 1: under `server_api` an app receipt's PKCS#7 signature must verify to Apple Inc. Root (or the
@@ -14,11 +15,15 @@ import X509
 
     /// A chain valid from 2019 to 2021 only, like Apple's SHA-1 receipt intermediate that expired in 2025.
     private static let expiredChain = try! AppleReceiptTestChain.generate(
-        notValidBefore: date("2019-01-01T00:00:00Z"), notValidAfter: date("2021-01-01T00:00:00Z"))
+        notValidBefore: date("2019-01-01T00:00:00Z"),
+        notValidAfter: date("2021-01-01T00:00:00Z")
+    )
 
     private static func receipt(created: Date, signer: AppleReceiptTestChain? = expiredChain) throws -> AppReceipt {
         let purchase = SignedTransactionPayload(transactionId: "2000000000000001", productId: "gems")
-        return try AppReceipt(base64: AppReceiptBuilder(inApp: [purchase], creationDate: created, signer: signer).encoded())
+        return try AppReceipt(
+            base64: AppReceiptBuilder(inApp: [purchase], creationDate: created, signer: signer).encoded()
+        )
     }
 
     private let verifier = ReceiptSignatureVerifier(roots: [expiredChain.root])
@@ -26,7 +31,10 @@ import X509
     @Test func theShippedReceiptRootIsAppleIncRoot() throws {
         let der = try AppleRootCertificates.appleIncRoot.serializeAsPEM().derBytes
         let fingerprint = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
-        #expect(fingerprint == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24")
+        #expect(
+            fingerprint
+                == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24"
+        )
         #expect("\(AppleRootCertificates.appleIncRoot.subject)".contains("Apple Root CA"))
     }
 
@@ -64,7 +72,9 @@ import X509
         #expect(await rejection(changed) == "receipt signature does not verify with its signer certificate's key")
         receipt.signature = nil
         #expect(await rejection(receipt) == "receipt is not signed: its PKCS#7 container has no signer")
-        #expect(await rejection(try Self.receipt(created: Self.date("2020-05-06T18:28:49Z"), signer: nil))
-                == "receipt is not signed: its PKCS#7 container has no signer")
+        #expect(
+            await rejection(try Self.receipt(created: Self.date("2020-05-06T18:28:49Z"), signer: nil))
+                == "receipt is not signed: its PKCS#7 container has no signer"
+        )
     }
 }

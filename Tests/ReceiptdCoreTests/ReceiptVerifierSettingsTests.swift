@@ -1,18 +1,28 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import ReceiptdCore
 
 /// `RECEIPTD_RECEIPT_VERIFIER`: verifyReceipt by default, the Server API's history on request, and only with its key.
 @Suite struct ReceiptVerifierSettingsTests {
     @Test func verifyReceiptIsTheDefault() throws {
         #expect(try ReceiptdSettings(completing: [:]).storeKit.receiptVerifier == .verifyReceipt)
-        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RECEIPT_VERIFIER": "Verify_Receipt"]).storeKit.receiptVerifier == .verifyReceipt)
+        #expect(
+            try ReceiptdSettings(completing: ["RECEIPTD_RECEIPT_VERIFIER": "Verify_Receipt"]).storeKit.receiptVerifier
+                == .verifyReceipt
+        )
     }
 
     @Test func serverAPIComesWithTheKeyInAnyCase() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-\(UUID().uuidString).p8").path
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8)))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-\(UUID().uuidString).p8")
+            .path
+        #expect(
+            FileManager.default.createFile(
+                atPath: path,
+                contents: Data(P256.Signing.PrivateKey().pemRepresentation.utf8)
+            )
+        )
         defer { try? FileManager.default.removeItem(atPath: path) }
         let key = ["APPLE_ISSUER_ID": "issuer", "APPLE_KEY_ID": "KEY1", "APPLE_PRIVATE_KEY_FILE": path]
         for spelling in ["server_api", "SERVER_API"] {

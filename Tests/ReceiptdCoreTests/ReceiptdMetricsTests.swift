@@ -1,5 +1,6 @@
 import Prometheus
 import Testing
+
 @testable import ReceiptdCore
 
 /// The metric names, labels and buckets, read back from a private Prometheus registry.
@@ -46,13 +47,26 @@ import Testing
         metrics.appleRequest(environment: .production, api: .verifyReceipt, failure: nil, seconds: 12)
         metrics.appleRequest(environment: .sandbox, api: .verifyReceipt, failure: .transport, seconds: 31)
         let lines = exported()
-        let production = #"receiptd_apple_request_duration_seconds_bucket{environment="production",api="verify_receipt",store="apple",result="ok",le="#
+        let production =
+            #"receiptd_apple_request_duration_seconds_bucket{environment="production",api="verify_receipt",store="apple",result="ok",le="#
         #expect(lines.contains(production + #""0.05"} 0"#))
         #expect(lines.contains(production + #""0.25"} 1"#))
         #expect(lines.contains(production + #""20.0"} 2"#))
         #expect(lines.contains(production + #""30.0"} 2"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_count{environment="production",api="verify_receipt",store="apple",result="ok"} 2"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="30.0"} 0"#))
-        #expect(lines.contains(#"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="+Inf"} 1"#))
+        #expect(
+            lines.contains(
+                #"receiptd_apple_request_duration_seconds_count{environment="production",api="verify_receipt",store="apple",result="ok"} 2"#
+            )
+        )
+        #expect(
+            lines.contains(
+                #"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="30.0"} 0"#
+            )
+        )
+        #expect(
+            lines.contains(
+                #"receiptd_apple_request_duration_seconds_bucket{environment="sandbox",api="verify_receipt",store="apple",result="transport",le="+Inf"} 1"#
+            )
+        )
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct ReceiptdSettingsTests {
@@ -18,7 +19,8 @@ import Testing
     @Test func valuesAreRead() throws {
         let settings = try ReceiptdSettings(completing: [
             "DATABASE_URL": "postgresql://u:pw@h/db", "APPLE_SHARED_SECRET": "s3cret", "APPLE_BUNDLE_ID": "com.x",
-            "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_DB_CONNECTIONS": "3", "RECEIPTD_BACKOFF_BASE": "0.5", "RECEIPTD_LOG_LEVEL": "DEBUG",
+            "RECEIPTD_CONCURRENCY": "8", "RECEIPTD_DB_CONNECTIONS": "3", "RECEIPTD_BACKOFF_BASE": "0.5",
+            "RECEIPTD_LOG_LEVEL": "DEBUG",
             "APPLE_VERIFY_URL": "http://127.0.0.1:9/verifyReceipt",
         ])
         #expect(settings.databaseURL == "postgresql://u:pw@h/db")
@@ -32,7 +34,8 @@ import Testing
     }
 
     @Test(arguments: [
-        ("RECEIPTD_CONCURRENCY", "many"), ("RECEIPTD_CONCURRENCY", "0"), ("RECEIPTD_DB_CONNECTIONS", "0"), ("RECEIPTD_MAX_ATTEMPTS", "-1"),
+        ("RECEIPTD_CONCURRENCY", "many"), ("RECEIPTD_CONCURRENCY", "0"), ("RECEIPTD_DB_CONNECTIONS", "0"),
+        ("RECEIPTD_MAX_ATTEMPTS", "-1"),
         ("RECEIPTD_BACKOFF_BASE", "-2"), ("RECEIPTD_BACKOFF_MAX", "soon"), ("RECEIPTD_POLL_INTERVAL", "0"),
         ("RECEIPTD_PURCHASE_SKEW", "-5"), ("RECEIPTD_LOG_LEVEL", "loud"), ("APPLE_VERIFY_URL", "ftp://apple.com/x"),
         ("APPLE_SANDBOX_VERIFY_URL", "not a url"), ("RECEIPTD_LEASE", "5"),
@@ -72,7 +75,8 @@ import Testing
 @Suite struct UnclaimedSinceSettingTests {
     @Test func anISO8601TimeOrDateIsRead() throws {
         #expect(try ReceiptdSettings(completing: [:]).daemon.unclaimedSince == nil)
-        let time = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "2026-11-20T10:00:00Z"]).daemon.unclaimedSince
+        let time = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "2026-11-20T10:00:00Z"]).daemon
+            .unclaimedSince
         #expect(time?.timeIntervalSince1970 == 1_795_168_800)
         let date = try ReceiptdSettings(completing: ["RECEIPTD_UNCLAIMED_SINCE": "2026-11-20"]).daemon.unclaimedSince
         #expect(date?.timeIntervalSince1970 == 1_795_132_800)

@@ -1,10 +1,17 @@
 import Testing
+
 @testable import ReceiptdCore
 
 @Suite struct RetryClassifierTests {
     private func answered(_ status: Int, retryable: Bool? = nil, receipt: Bool = true) -> AppleCallResult {
-        .answered(AppleVerifyResponse(status: status, isRetryable: retryable,
-                                      receipt: receipt ? .init(bundleID: "b", inApp: []) : nil), environment: .production)
+        .answered(
+            AppleVerifyResponse(
+                status: status,
+                isRetryable: retryable,
+                receipt: receipt ? .init(bundleID: "b", inApp: []) : nil
+            ),
+            environment: .production
+        )
     }
 
     private func isRetry(_ verdict: Verdict) -> Bool {
@@ -58,7 +65,12 @@ import Testing
     @Test func transportHTTPAndGarbledAreRetried() {
         #expect(isRetry(RetryClassifier.classify(.transport("reset"), malformedAnswersSoFar: 0)))
         #expect(isRetry(RetryClassifier.classify(.garbled("html"), malformedAnswersSoFar: 0)))
-        guard case .retry(let failure) = RetryClassifier.classify(.httpStatus(429, retryAfter: 7), malformedAnswersSoFar: 0) else {
+        guard
+            case .retry(let failure) = RetryClassifier.classify(
+                .httpStatus(429, retryAfter: 7),
+                malformedAnswersSoFar: 0
+            )
+        else {
             Issue.record("expected retry")
             return
         }

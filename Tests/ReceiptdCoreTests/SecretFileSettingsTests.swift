@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import ReceiptdCore
 
 /// `APPLE_SHARED_SECRET_FILE`: how systemd's `LoadCredential=` hands the secret over.
@@ -8,7 +9,8 @@ import Testing
 
     /// Writes `contents` to a fresh temporary file, runs `body` with its path, removes it.
     func withFile(_ contents: String, _ body: (String) throws -> Void) throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-secret-\(UUID().uuidString)").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-secret-\(UUID().uuidString)")
+            .path
         #expect(FileManager.default.createFile(atPath: path, contents: Data(contents.utf8)))
         defer { try? FileManager.default.removeItem(atPath: path) }
         try body(path)
@@ -34,17 +36,23 @@ import Testing
 
     @Test func aDirectoryOrAnEmptyFileIsAnError() throws {
         for path in [FileManager.default.temporaryDirectory.path] {
-            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path]) }
+            #expect(throws: ConfigurationError.self) {
+                _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path])
+            }
         }
         try withFile("\n") { path in
-            #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path]) }
+            #expect(throws: ConfigurationError.self) {
+                _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path])
+            }
         }
     }
 
     @Test func bothWaysAtOnceIsAnErrorThatShowsNeitherSecret() throws {
         try withFile(Self.secret) { path in
             #expect {
-                _ = try ReceiptdSettings(completing: ["APPLE_SHARED_SECRET_FILE": path, "APPLE_SHARED_SECRET": "inline-secret"])
+                _ = try ReceiptdSettings(completing: [
+                    "APPLE_SHARED_SECRET_FILE": path, "APPLE_SHARED_SECRET": "inline-secret",
+                ])
             } throws: { error in
                 let text = "\(error)"
                 return (error as? ConfigurationError)?.variable == "APPLE_SHARED_SECRET_FILE"

@@ -1,5 +1,5 @@
-import Testing
 import ReceiptdCore
+import Testing
 
 @Suite struct SecretRedactionTests {
     @Test func uriPasswordsAreMaskedRawAndDecoded() {
@@ -11,9 +11,17 @@ import ReceiptdCore
     }
 
     @Test func queryAndKeywordPasswordsAreMasked() {
-        #expect(SecretRedaction.redact("x topsecret y", connectionString: "postgresql://h/db?user=u&password=topsecret") == "x *** y")
-        #expect(SecretRedaction.redact("bad hunter2", connectionString: "host=h password=hunter2 dbname=d") == "bad ***")
-        #expect(SecretRedaction.redact("it's it\\'s 'a b'", connectionString: "host=h password = 'a b' user=u") == "it's it\\'s '***'")
+        #expect(
+            SecretRedaction.redact("x topsecret y", connectionString: "postgresql://h/db?user=u&password=topsecret")
+                == "x *** y"
+        )
+        #expect(
+            SecretRedaction.redact("bad hunter2", connectionString: "host=h password=hunter2 dbname=d") == "bad ***"
+        )
+        #expect(
+            SecretRedaction.redact("it's it\\'s 'a b'", connectionString: "host=h password = 'a b' user=u")
+                == "it's it\\'s '***'"
+        )
         #expect(SecretRedaction.redact("keep o'x", connectionString: "password='o\\'x'") == "keep ***")
     }
 
@@ -49,7 +57,10 @@ import ReceiptdCore
 @Suite struct MisreadConnectionStringTests {
     @Test func aParseErrorKeepsItsWordsAndMasksEveryQuotedPart() {
         let message = SecretRedaction.unparsable("invalid percent-encoded token: \"Xy?7%pq\"\n")
-        #expect(message.hasPrefix("cannot parse the connection string: invalid percent-encoded token: \"***\""), "\(message)")
+        #expect(
+            message.hasPrefix("cannot parse the connection string: invalid percent-encoded token: \"***\""),
+            "\(message)"
+        )
         #expect(!message.contains("Xy") && !message.contains("7%pq"))
         let quoted = SecretRedaction.unparsable(#"missing "=" after "a"b" in connection info string"#)
         #expect(!quoted.contains("a\"b") && quoted.contains("in connection info string"), "\(quoted)")
@@ -58,12 +69,18 @@ import ReceiptdCore
     @Test func aPasswordReadAsAnotherPartIsMaskedWhereverItIsQuoted() {
         // libpq reads `XyW` as the port: the password it parsed (none) is not the one written.
         let url = "postgresql://bob:XyW/SECRETpw@127.0.0.1:1/db"
-        let message = SecretRedaction.connectionFailure(#"invalid integer value "XyW" for connection option "port""#,
-                                                        connectionString: url, parsedPassword: nil)
+        let message = SecretRedaction.connectionFailure(
+            #"invalid integer value "XyW" for connection option "port""#,
+            connectionString: url,
+            parsedPassword: nil
+        )
         #expect(!message.contains("XyW") && message.hasPrefix("invalid integer value"), "\(message)")
         // Read as written: only the password itself is masked, the rest of the message stays.
-        let fine = SecretRedaction.connectionFailure(#"password authentication failed for user "bob" (Xy?7pq)"#,
-                                                     connectionString: "postgresql://bob:Xy?7pq@h/db", parsedPassword: "Xy?7pq")
+        let fine = SecretRedaction.connectionFailure(
+            #"password authentication failed for user "bob" (Xy?7pq)"#,
+            connectionString: "postgresql://bob:Xy?7pq@h/db",
+            parsedPassword: "Xy?7pq"
+        )
         #expect(fine == #"password authentication failed for user "bob" (***)"#)
     }
 }

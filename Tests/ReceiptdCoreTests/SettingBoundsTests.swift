@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 /// Every number and duration setting has an upper bound, checked at start: the bound itself is accepted, the
@@ -39,10 +40,14 @@ import Testing
 
     @Test func theBoundsAreTheDocumentedOnes() throws {
         let largest = try ReceiptdSettings(completing: [
-            "RECEIPTD_LEASE": "86400", "RECEIPTD_POLL_INTERVAL": "3600", "RECEIPTD_PURCHASE_SKEW": "86400", "RECEIPTD_RETENTION": "3650d",
+            "RECEIPTD_LEASE": "86400", "RECEIPTD_POLL_INTERVAL": "3600", "RECEIPTD_PURCHASE_SKEW": "86400",
+            "RECEIPTD_RETENTION": "3650d",
             "GOOGLE_PLAY_VOIDED_INTERVAL": "24h", "RECEIPTD_CONCURRENCY": "4096",
         ])
-        #expect(largest.daemon.lease == 86_400 && largest.daemon.pollInterval == 3600 && largest.daemon.purchaseSkew == 86_400)
+        #expect(
+            largest.daemon.lease == 86_400 && largest.daemon.pollInterval == 3600
+                && largest.daemon.purchaseSkew == 86_400
+        )
         #expect(largest.daemon.retention == 10 * 365 * 86_400 && largest.googlePlay.voidedInterval == .seconds(86_400))
         #expect(largest.daemon.concurrency == ReceiptdSettings.Bounds.concurrency)
         #expect {

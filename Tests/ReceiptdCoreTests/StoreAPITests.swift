@@ -1,4 +1,5 @@
 import Testing
+
 @testable import ReceiptdCore
 
 /// Which store API a job needs, and which jobs a claim admits while some APIs are paused: pure rules.
@@ -29,15 +30,20 @@ import Testing
                 let filter = ClaimFilter.avoiding(paused, receipts: receipts)
                 for (kind, input) in Self.inputs {
                     let needed = StoreAPI.needed(by: kind, input: input, receipts: receipts)
-                    #expect(filter.admits(kind: kind, input: input) == !(needed.map(paused.contains) ?? false),
-                            "\(receipts) \(paused) \(kind) \(input)")
+                    #expect(
+                        filter.admits(kind: kind, input: input) == !(needed.map(paused.contains) ?? false),
+                        "\(receipts) \(paused) \(kind) \(input)"
+                    )
                 }
             }
             for api in StoreAPI.allCases {
                 let probe = ClaimFilter.needing(api, receipts: receipts)
                 for (kind, input) in Self.inputs {
-                    #expect(probe.admits(kind: kind, input: input) == (StoreAPI.needed(by: kind, input: input, receipts: receipts) == api),
-                            "probe of \(api) under \(receipts): \(kind) \(input)")
+                    #expect(
+                        probe.admits(kind: kind, input: input)
+                            == (StoreAPI.needed(by: kind, input: input, receipts: receipts) == api),
+                        "probe of \(api) under \(receipts): \(kind) \(input)"
+                    )
                 }
             }
         }
@@ -49,6 +55,9 @@ import Testing
         #expect(filter.parameters == ("{receipt,transaction}", "all"))
         let serverAPI = ClaimFilter.avoiding([.serverAPI], receipts: .serverAPI)
         #expect(serverAPI == ClaimFilter(kinds: [.transaction, .googlePurchase], transactions: .signed))
-        #expect(ClaimFilter().parameters == ("{receipt,transaction,google_purchase}", "all"), "every known kind by default")
+        #expect(
+            ClaimFilter().parameters == ("{receipt,transaction,google_purchase}", "all"),
+            "every known kind by default"
+        )
     }
 }

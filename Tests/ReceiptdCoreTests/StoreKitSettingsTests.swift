@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 import X509
+
 @testable import ReceiptdCore
 
 /// `APPLE_ROOT_CA_FILE`, the App Store Server API key and its endpoints: defaults, and errors that name the
@@ -17,7 +18,10 @@ import X509
     @Test func theShippedRootIsAppleRootCAG3() throws {
         let der = try AppleRootCertificates.rootG3.serializeAsPEM().derBytes
         let fingerprint = SHA256.hash(data: der).map { String(format: "%02X", $0) }.joined(separator: ":")
-        #expect(fingerprint == "63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79")
+        #expect(
+            fingerprint
+                == "63:34:3A:BF:B8:9A:6A:03:EB:B5:7E:9B:3F:5F:A7:BE:7C:4F:5C:75:6F:30:17:B3:A8:C4:88:C3:65:3E:91:79"
+        )
         #expect("\(AppleRootCertificates.rootG3.subject)".contains("Apple Root CA - G3"))
     }
 
@@ -41,7 +45,8 @@ import X509
                 (error as? ConfigurationError)?.variable == "APPLE_ROOT_CA_FILE"
             }
         }
-        #expect { _ = try ReceiptdSettings(completing: ["APPLE_ROOT_CA_FILE": "/nonexistent/root.pem"]) } throws: { error in
+        #expect { _ = try ReceiptdSettings(completing: ["APPLE_ROOT_CA_FILE": "/nonexistent/root.pem"]) } throws: {
+            error in
             (error as? ConfigurationError)?.variable == "APPLE_ROOT_CA_FILE"
         }
     }
@@ -62,7 +67,8 @@ import X509
     }
 
     @Test func anUnreadableOrForeignKeyFileNamesTheVariableNotTheKey() throws {
-        let rsaLike = "-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFBb0dCQUwx\n-----END PRIVATE KEY-----"
+        let rsaLike =
+            "-----BEGIN PRIVATE KEY-----\nTUlJQ2RnSUJBREFOQmdrcWhraUc5dzBCQVFFRkFBU0NBbUF3Z2dKY0FnRUFBb0dCQUwx\n-----END PRIVATE KEY-----"
         try withFile(rsaLike) { path in
             let settings = ["APPLE_ISSUER_ID": "issuer", "APPLE_KEY_ID": "KEY1", "APPLE_PRIVATE_KEY_FILE": path]
             #expect { _ = try ReceiptdSettings(completing: settings) } throws: { error in
@@ -70,7 +76,9 @@ import X509
                 return error.variable == "APPLE_PRIVATE_KEY_FILE" && !error.description.contains("TUlJQ2RnSUJBREFO")
             }
         }
-        let unreadable = ["APPLE_ISSUER_ID": "issuer", "APPLE_KEY_ID": "KEY1", "APPLE_PRIVATE_KEY_FILE": "/nonexistent/key.p8"]
+        let unreadable = [
+            "APPLE_ISSUER_ID": "issuer", "APPLE_KEY_ID": "KEY1", "APPLE_PRIVATE_KEY_FILE": "/nonexistent/key.p8",
+        ]
         #expect { _ = try ReceiptdSettings(completing: unreadable) } throws: { error in
             (error as? ConfigurationError)?.variable == "APPLE_PRIVATE_KEY_FILE"
         }
@@ -78,13 +86,17 @@ import X509
 
     @Test func endpointsAndRate() throws {
         let settings = try ReceiptdSettings(completing: [
-            "APPLE_SERVER_API_URL": "http://127.0.0.1:9000", "APPLE_SERVER_API_SANDBOX_URL": "http://127.0.0.1:9000/sandbox",
+            "APPLE_SERVER_API_URL": "http://127.0.0.1:9000",
+            "APPLE_SERVER_API_SANDBOX_URL": "http://127.0.0.1:9000/sandbox",
             "APPLE_SERVER_API_RATE": "7",
         ])
         #expect(settings.storeKit.serverAPIURL == "http://127.0.0.1:9000")
         #expect(settings.storeKit.serverAPISandboxURL == "http://127.0.0.1:9000/sandbox")
         #expect(settings.storeKit.serverAPIRate == 7)
-        for bad in [["APPLE_SERVER_API_RATE": "0"], ["APPLE_SERVER_API_RATE": "fast"], ["APPLE_SERVER_API_URL": "http://api.example.com"]] {
+        for bad in [
+            ["APPLE_SERVER_API_RATE": "0"], ["APPLE_SERVER_API_RATE": "fast"],
+            ["APPLE_SERVER_API_URL": "http://api.example.com"],
+        ] {
             #expect(throws: ConfigurationError.self) { _ = try ReceiptdSettings(completing: bad) }
         }
     }
@@ -96,7 +108,8 @@ import X509
             let settings = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": spelling])
             #expect(settings.storeKit.transactionIDWithoutToken == policy)
         }
-        #expect { _ = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": "maybe"]) } throws: { error in
+        #expect { _ = try ReceiptdSettings(completing: ["RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN": "maybe"]) } throws: {
+            error in
             (error as? ConfigurationError)?.variable == "RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN"
         }
     }
@@ -105,16 +118,21 @@ import X509
     /// otherwise; a file without a certificate stops `run` naming the variable.
     @Test func receiptRootsDefaultToAppleIncRootAndMayBeReplaced() throws {
         #expect(try ReceiptdSettings(completing: [:]).storeKit.receiptRoots == [AppleRootCertificates.appleIncRoot])
-        let pem = try AppleRootCertificates.rootG3.serializeAsPEM().pemString + "\n"
+        let pem =
+            try AppleRootCertificates.rootG3.serializeAsPEM().pemString + "\n"
             + AppleRootCertificates.appleIncRoot.serializeAsPEM().pemString
         try withFile(pem) { path in
             let settings = try ReceiptdSettings(completing: ["APPLE_RECEIPT_ROOT_CA_FILE": path])
-            #expect(settings.storeKit.receiptRoots == [AppleRootCertificates.rootG3, AppleRootCertificates.appleIncRoot])
+            #expect(
+                settings.storeKit.receiptRoots == [AppleRootCertificates.rootG3, AppleRootCertificates.appleIncRoot]
+            )
             #expect(settings.storeKit.trustedRoots == [AppleRootCertificates.rootG3])
         }
         for path in ["/nonexistent/receipt-root.pem", nil] {
             try withFile("no certificate here") { garbage in
-                #expect { _ = try ReceiptdSettings(completing: ["APPLE_RECEIPT_ROOT_CA_FILE": path ?? garbage]) } throws: { error in
+                #expect {
+                    _ = try ReceiptdSettings(completing: ["APPLE_RECEIPT_ROOT_CA_FILE": path ?? garbage])
+                } throws: { error in
                     (error as? ConfigurationError)?.variable == "APPLE_RECEIPT_ROOT_CA_FILE"
                 }
             }

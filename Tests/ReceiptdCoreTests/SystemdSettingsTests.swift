@@ -1,5 +1,6 @@
 import Logging
 import Testing
+
 @testable import ReceiptdCore
 
 /// What the systemd types read from the environment; the protocol itself is tested over a real socket
@@ -25,16 +26,30 @@ import Testing
 
     @Test(arguments: ["relative/socket", "@", "/" + String(repeating: "x", count: 200)])
     func unusableAddressesAreReported(socket: String) {
-        #expect(throws: SystemdNotifyError.self) { try SystemdNotifier(environment: ["NOTIFY_SOCKET": socket]).watchdog() }
+        #expect(throws: SystemdNotifyError.self) {
+            try SystemdNotifier(environment: ["NOTIFY_SOCKET": socket]).watchdog()
+        }
     }
 
     @Test func theWatchdogPingsAtHalfTheInterval() throws {
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/x"])
-        let watchdog = try #require(SystemdWatchdogService(
-            environment: ["WATCHDOG_USEC": "30000000"], notifier: notifier, logger: Self.logger, processID: 42))
+        let watchdog = try #require(
+            SystemdWatchdogService(
+                environment: ["WATCHDOG_USEC": "30000000"],
+                notifier: notifier,
+                logger: Self.logger,
+                processID: 42
+            )
+        )
         #expect(watchdog.interval == .seconds(15))
-        #expect(SystemdWatchdogService(environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "42"],
-                                       notifier: notifier, logger: Self.logger, processID: 42) != nil)
+        #expect(
+            SystemdWatchdogService(
+                environment: ["WATCHDOG_USEC": "30000000", "WATCHDOG_PID": "42"],
+                notifier: notifier,
+                logger: Self.logger,
+                processID: 42
+            ) != nil
+        )
     }
 
     @Test(arguments: [
@@ -42,8 +57,17 @@ import Testing
     ])
     func noWatchdogWhenNotAskedForThisProcess(environment: [String: String]) {
         let notifier = SystemdNotifier(environment: ["NOTIFY_SOCKET": "/run/x"])
-        #expect(SystemdWatchdogService(environment: environment, notifier: notifier, logger: Self.logger, processID: 42) == nil)
-        #expect(SystemdWatchdogService(environment: ["WATCHDOG_USEC": "1000"], notifier: SystemdNotifier(environment: [:]),
-                                       logger: Self.logger, processID: 42) == nil)
+        #expect(
+            SystemdWatchdogService(environment: environment, notifier: notifier, logger: Self.logger, processID: 42)
+                == nil
+        )
+        #expect(
+            SystemdWatchdogService(
+                environment: ["WATCHDOG_USEC": "1000"],
+                notifier: SystemdNotifier(environment: [:]),
+                logger: Self.logger,
+                processID: 42
+            ) == nil
+        )
     }
 }

@@ -1,5 +1,5 @@
-import Testing
 import ReceiptdCore
+import Testing
 
 @Suite struct TerminalEscapingTests {
     @Test func controlCharactersBecomeVisibleEscapes() {

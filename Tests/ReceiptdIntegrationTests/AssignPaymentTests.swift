@@ -24,20 +24,34 @@ import Testing
     @Test func assignSucceedsAfterRetentionPurgedTheJobThatFoundThePayment() async throws {
         try await Fixture.with { f in
             let finder = try await unclaimed(f, Receipts.purchase("91", product: "shield"))
-            try await f.connection.execute("UPDATE iap.jobs SET finished_at = now() - interval '40 days' WHERE id = $1", [finder])
+            try await f.connection.execute(
+                "UPDATE iap.jobs SET finished_at = now() - interval '40 days' WHERE id = $1",
+                [finder]
+            )
             #expect(try await f.value("SELECT iap.purge_finished(interval '30 days', 100)") == "1")
             #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE id = $1", [finder]) == "0")
             // The order it was meant for has a job of its own waiting, which the payment completes.
             try await f.connection.execute("SELECT iap.create_order('lost', 'u1', 'shield')")
             let waiting = try await f.enqueue("lost", product: "shield", receipt: SyntheticReceipt(inApp: []).encoded())
 
-            let assigned = try ReceiptdBinary.run(["assign", "91", "lost", "--database-url", f.database.connectionString])
-            #expect(assigned.status == 0 && assigned.stdout.contains("delivered to order lost: full"), "\(assigned.stderr)")
-            #expect(try await f.value("SELECT order_id || '/' || job_id FROM iap.deliveries WHERE transaction_id = '91'") == "lost/\(finder)")
+            let assigned = try ReceiptdBinary.run([
+                "assign", "91", "lost", "--database-url", f.database.connectionString,
+            ])
+            #expect(
+                assigned.status == 0 && assigned.stdout.contains("delivered to order lost: full"),
+                "\(assigned.stderr)"
+            )
+            #expect(
+                try await f.value("SELECT order_id || '/' || job_id FROM iap.deliveries WHERE transaction_id = '91'")
+                    == "lost/\(finder)"
+            )
             let job = try await f.row("SELECT state, superseded_by, last_error FROM iap.jobs WHERE id = $1", [waiting])
             #expect(job["state"] == "superseded" && job["superseded_by"] == nil)
             #expect(job["last_error"]?.contains("payment 91") == true)
-            #expect(try await f.value("SELECT status::text || '/' || outcome::text FROM iap.orders WHERE order_id = 'lost'") == "verified/full")
+            #expect(
+                try await f.value("SELECT status::text || '/' || outcome::text FROM iap.orders WHERE order_id = 'lost'")
+                    == "verified/full"
+            )
         }
     }
 
@@ -57,27 +71,40 @@ import Testing
             let assigning = try await f.database.connect()
             let assign = Task { try await OperatorQueries(connection: assigning).assign(transactionID: "92", to: "b") }
             try await f.waitUntil(timeout: .seconds(10)) {
-                try await f.value("""
+                try await f.value(
+                    """
                     SELECT count(*) FROM pg_stat_activity
                     WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%iap.assign_payment%'
-                    """) == "1"
+                    """
+                ) == "1"
             }
-            try await settle.execute("""
+            try await settle.execute(
+                """
                 INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment)
                 VALUES ('92', 'a', 'u1', 'shield', 1, 'Production')
-                """)
-            try await settle.execute("""
+                """
+            )
+            try await settle.execute(
+                """
                 UPDATE iap.unclaimed_payments SET assigned_order_id = 'a', assigned_at = now()
                 WHERE transaction_id = '92' AND assigned_at IS NULL
-                """)
-            try await settle.execute("UPDATE iap.orders SET delivered_quantity = 1, outcome = 'full', status = 'verified' WHERE order_id = 'a'")
+                """
+            )
+            try await settle.execute(
+                "UPDATE iap.orders SET delivered_quantity = 1, outcome = 'full', status = 'verified' WHERE order_id = 'a'"
+            )
             try await settle.execute("COMMIT")
             await settle.close()
             // The settle came first: the payment is delivered already, which assign says with its documented refusal.
             let result = await assign.result
             await assigning.close()
-            #expect(throws: OperatorError.refused("assign_payment: payment 92 is already delivered")) { try result.get() }
-            #expect(try await f.value("SELECT string_agg(order_id, ',') FROM iap.deliveries WHERE transaction_id = '92'") == "a")
+            #expect(throws: OperatorError.refused("assign_payment: payment 92 is already delivered")) {
+                try result.get()
+            }
+            #expect(
+                try await f.value("SELECT string_agg(order_id, ',') FROM iap.deliveries WHERE transaction_id = '92'")
+                    == "a"
+            )
             #expect(try await f.value("SELECT delivered_quantity FROM iap.orders WHERE order_id = 'b'") == "0")
         }
     }
@@ -85,14 +112,26 @@ import Testing
     @Test func assignRecordsThePurchasesOriginalTransactionAsItsFirstOwner() async throws {
         try await Fixture.with { f in
             // A restored or renewed purchase: its original transaction is an earlier one.
-            let restored = SyntheticTransaction(transactionID: "96", originalTransactionID: "95", productID: "shield",
-                                                purchaseDateMilliseconds: Receipts.nowMilliseconds)
+            let restored = SyntheticTransaction(
+                transactionID: "96",
+                originalTransactionID: "95",
+                productID: "shield",
+                purchaseDateMilliseconds: Receipts.nowMilliseconds
+            )
             _ = try await unclaimed(f, restored)
-            #expect(try await f.value("SELECT original_transaction_id FROM iap.unclaimed_payments WHERE transaction_id = '96'") == "95")
+            #expect(
+                try await f.value(
+                    "SELECT original_transaction_id FROM iap.unclaimed_payments WHERE transaction_id = '96'"
+                ) == "95"
+            )
             try await f.connection.execute("SELECT iap.create_order('lost', 'u1', 'shield')")
             try await f.connection.execute("SELECT iap.assign_payment('96', 'lost')")
-            #expect(try await f.value("SELECT string_agg(original_transaction_id || '/' || user_id || '/' || order_id, ',') FROM iap.transaction_owners")
-                == "95/u1/lost")
+            #expect(
+                try await f.value(
+                    "SELECT string_agg(original_transaction_id || '/' || user_id || '/' || order_id, ',') FROM iap.transaction_owners"
+                )
+                    == "95/u1/lost"
+            )
         }
     }
 }

@@ -8,12 +8,18 @@ import Testing
         try await Fixture.with { f in
             let old = try await f.enqueue("o1", receipt: Receipts.paying("1"))
             // Make the first job a waiting retry, far in the future, with attempts used.
-            try await f.connection.execute("UPDATE iap.jobs SET run_at = now() + interval '1 hour', attempts = 3 WHERE id = $1", [old])
+            try await f.connection.execute(
+                "UPDATE iap.jobs SET run_at = now() + interval '1 hour', attempts = 3 WHERE id = $1",
+                [old]
+            )
             let new = try await f.enqueue("o1", receipt: Receipts.paying("2"))
             #expect(new != old)
             let oldRow = try await f.row("SELECT state, superseded_by FROM iap.jobs WHERE id = $1", [old])
             #expect(oldRow["state"] == "superseded" && oldRow["superseded_by"] == String(new))
-            let newRow = try await f.row("SELECT state, attempts, run_at <= now() AS due FROM iap.jobs WHERE id = $1", [new])
+            let newRow = try await f.row(
+                "SELECT state, attempts, run_at <= now() AS due FROM iap.jobs WHERE id = $1",
+                [new]
+            )
             #expect(newRow["state"] == "pending" && newRow["attempts"] == "0" && newRow["due"] == "t")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             #expect(try await f.value("SELECT string_agg(transaction_id, ',') FROM iap.deliveries") == "2")
@@ -25,7 +31,9 @@ import Testing
             let receipt = Receipts.paying("11", delay: 1_500)
             let first = try await f.enqueue("o1", receipt: receipt)
             try await f.withDaemons { _ in
-                try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [first]) == "running" }
+                try await f.waitUntil {
+                    try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [first]) == "running"
+                }
                 #expect(try await f.enqueue("o1", receipt: receipt) == first)
                 try await f.waitUntilSettled()
             }
@@ -41,7 +49,9 @@ import Testing
             let slowReceipt = Receipts.paying("21", delay: 5_000)
             let slow = try await f.enqueue("o1", receipt: slowReceipt)
             try await f.withDaemons { _ in
-                try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "running" }
+                try await f.waitUntil {
+                    try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [slow]) == "running"
+                }
                 // Running is not enough: under load the claim can precede the HTTP request, and only a
                 // request that reached Apple can be aborted by the client.
                 try await f.waitUntil { f.standIn.recordedRequests().contains { $0.receiptData == slowReceipt } }
@@ -84,8 +94,10 @@ import Testing
                 for index in 0..<8 {
                     group.addTask {
                         let connection = try await f.database.connect()
-                        try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
-                                                     ["o1", "u1", "gems", Receipts.paying("4\(index)"), 1])
+                        try await connection.execute(
+                            "SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+                            ["o1", "u1", "gems", Receipts.paying("4\(index)"), 1]
+                        )
                         await connection.close()
                     }
                 }

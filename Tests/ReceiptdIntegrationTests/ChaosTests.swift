@@ -11,13 +11,17 @@ import Testing
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
     private var executable: String {
-        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("receiptd").path
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("receiptd")
+            .path
     }
 
     @Test func ordersSurviveKilledDaemonsADatabaseRestartAnOutageAndForgedCancels() async throws {
         try #require(FileManager.default.isExecutableFile(atPath: executable), "receiptd not built at \(executable)")
-        let run = ChaosRun(configuration: .init(daemons: 2, orders: 300, killInterval: 1.5, restartDatabase: true, timeLimit: 120),
-                           executable: executable, say: { _ in })
+        let run = ChaosRun(
+            configuration: .init(daemons: 2, orders: 300, killInterval: 1.5, restartDatabase: true, timeLimit: 120),
+            executable: executable,
+            say: { _ in }
+        )
         let report = try await run.run()
         #expect(report.violations.isEmpty, "\(report.summary)")
         #expect(report.kills >= 1)
@@ -37,14 +41,18 @@ import Testing
 /// The README's first command, `receiptd demo`, through its library.
 @Suite struct DemoTests {
     @Test func theDemoSettlesEveryOrderAsItsScenarioSays() async throws {
-        let (rows, ledger, unclaimed) = try await DemoRun(logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
-                                                          say: { _ in }).run()
+        let (rows, ledger, unclaimed) = try await DemoRun(
+            logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
+            say: { _ in }
+        ).run()
         #expect(rows.count == 25)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-sk2-") }.count == 5)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 5)
         for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
         #expect(ledger == 14)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
-        #expect(unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"])
+        #expect(
+            unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"]
+        )
     }
 }

@@ -20,9 +20,23 @@ import Testing
                 lines.first { $0.hasPrefix(prefix) }.flatMap { Double($0.split(separator: " ").last ?? "") }
             }
             #expect(value("receiptd_jobs_claimed_total") == 3, "\(text)")
-            #expect(lines.contains { $0.hasPrefix("receiptd_jobs_finished_total") && $0.contains("outcome=\"full\"") && $0.hasSuffix(" 1") })
-            #expect(lines.contains { $0.hasPrefix("receiptd_jobs_finished_total") && $0.contains("outcome=\"invalid\"") && $0.hasSuffix(" 1") })
-            #expect(lines.contains { $0.hasPrefix("receiptd_retries_total") && $0.contains("error_class=\"http\"") && $0.hasSuffix(" 1") })
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("receiptd_jobs_finished_total") && $0.contains("outcome=\"full\"")
+                        && $0.hasSuffix(" 1")
+                }
+            )
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("receiptd_jobs_finished_total") && $0.contains("outcome=\"invalid\"")
+                        && $0.hasSuffix(" 1")
+                }
+            )
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("receiptd_retries_total") && $0.contains("error_class=\"http\"") && $0.hasSuffix(" 1")
+                }
+            )
             #expect(lines.contains { $0.hasPrefix("receiptd_apple_request_duration_seconds_count") })
             #expect(value("receiptd_jobs_in_flight") == 0)
         }
@@ -34,14 +48,20 @@ import Testing
         try await Fixture.with { f in
             let old = try await f.enqueue("old", receipt: Receipts.paying("7101"))
             let recent = try await f.enqueue("recent", user: "u2", receipt: Receipts.paying("7102"))
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                """
                 UPDATE iap.jobs SET state = 'failed', attempts = 1, last_error = 'x',
                     finished_at = now() - make_interval(days => $2) WHERE id = $1
-                """, [old, 40])
-            try await f.connection.execute("""
+                """,
+                [old, 40]
+            )
+            try await f.connection.execute(
+                """
                 INSERT INTO iap.attempts (job_id, order_id, attempt, started_at, duration_ms, result)
                 VALUES ($1, 'old', 1, now() - interval '40 days', 5, 'retry')
-                """, [old])
+                """,
+                [old]
+            )
             let settings = f.settings { $0.daemon.retention = 30 * 86_400 }
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil { try await f.value("SELECT count(*) FROM iap.jobs WHERE id = $1", [old]) == "0" }

@@ -49,10 +49,13 @@ import Testing
     @Test func jobsOfADeadDaemonAreReclaimedAfterTheLease() async throws {
         try await Fixture.with { f in
             let job = try await f.enqueue("o1", receipt: Receipts.paying("3001"))
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                """
                 UPDATE iap.jobs SET state = 'running', attempts = 1, locked_by = 'gone:1:dead',
                     heartbeat_at = now() - interval '2 minutes' WHERE id = $1
-                """, [job])
+                """,
+                [job]
+            )
             let settings = f.settings { $0.daemon.lease = 11 }
             try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
             let row = try await f.order("o1")
@@ -66,7 +69,9 @@ import Testing
             try await f.enqueue("o1", receipt: Receipts.paying("4001"))
             try await f.enqueue("o2", user: "u2", receipt: Receipts.paying("4002", script: [.httpStatus(503)]))
             let lines = CapturingLogHandler.Lines()
-            try await f.withDaemons(logger: CapturingLogHandler.logger(into: lines)) { _ in try await f.waitUntilSettled() }
+            try await f.withDaemons(logger: CapturingLogHandler.logger(into: lines)) { _ in
+                try await f.waitUntilSettled()
+            }
             #expect(lines.all.count > 3)
             #expect(lines.all.contains { $0.contains("o1") })
             #expect(!lines.all.contains { $0.contains(Fixture.sharedSecret) })
@@ -76,7 +81,9 @@ import Testing
 
     @Test func databaseErrorsDoNotShowThePassword() async throws {
         let error = await #expect(throws: PostgresError.self) {
-            _ = try await PostgresConnection.connect("postgresql://receiptd:hunter2-secret@127.0.0.1:1/iap?connect_timeout=2")
+            _ = try await PostgresConnection.connect(
+                "postgresql://receiptd:hunter2-secret@127.0.0.1:1/iap?connect_timeout=2"
+            )
         }
         #expect(error?.kind == .connection)
         #expect(error.map { !"\($0)".contains("hunter2") } == true)

@@ -16,21 +16,29 @@ import Testing
             let lines = CapturingLogHandler.Lines()
             let settings = f.settings { $0.daemon.lease = 40 }
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in
-                try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [inFlight]) == "running" }
+                try await f.waitUntil {
+                    try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [inFlight]) == "running"
+                }
                 try cluster.stopServer(mode: .fast)
                 // Apple answers while the database is gone; the daemon must keep that answer.
                 try await Task.sleep(for: .seconds(4))
                 try cluster.resume()
 
                 let fresh = try await f.database.connect()
-                try await fresh.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
-                                        ["after-restart", "u2", "gems", Receipts.paying("6002"), 1])
+                try await fresh.execute(
+                    "SELECT iap.enqueue_receipt($1, $2, $3, $4, $5)",
+                    ["after-restart", "u2", "gems", Receipts.paying("6002"), 1]
+                )
                 try await f.waitUntil(timeout: .seconds(20)) {
-                    try await fresh.execute("SELECT count(*) AS n FROM iap.orders WHERE outcome = 'full'").first?.int("n") == 2
+                    try await fresh.execute("SELECT count(*) AS n FROM iap.orders WHERE outcome = 'full'").first?.int(
+                        "n"
+                    ) == 2
                 }
                 await fresh.close()
                 // The listener retries with backoff; it comes back on its own.
-                try await f.waitUntil(timeout: .seconds(20)) { lines.all.contains { $0.contains("database reachable again; listening") } }
+                try await f.waitUntil(timeout: .seconds(20)) {
+                    lines.all.contains { $0.contains("database reachable again; listening") }
+                }
             }
             func count(_ text: String) -> Int { lines.all.filter { $0.contains(text) }.count }
             #expect(count("database unreachable for notifications") == 1)
@@ -40,7 +48,8 @@ import Testing
         }
         let check = try await PostgresConnection.connect(cluster.connectionString())
         let row = try await check.execute(
-            "SELECT count(*) FILTER (WHERE state = 'succeeded') AS ok, count(*) AS n, max(attempts) AS attempts FROM iap.jobs").first
+            "SELECT count(*) FILTER (WHERE state = 'succeeded') AS ok, count(*) AS n, max(attempts) AS attempts FROM iap.jobs"
+        ).first
         #expect(row?["ok"] == "2" && row?["n"] == "2" && row?["attempts"] == "1")
         await check.close()
     }

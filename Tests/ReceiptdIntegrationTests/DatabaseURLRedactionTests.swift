@@ -15,7 +15,10 @@ import Testing
     @Test func migrateFailsWithoutPrintingThePassword() throws {
         let flag = try ReceiptdBinary.run(["migrate", "--database-url", Self.url])
         #expect(flag.status != 0)
-        #expect(flag.stderr.contains("invalid percent-encoded token"), "the error itself is still shown: \(flag.stderr)")
+        #expect(
+            flag.stderr.contains("invalid percent-encoded token"),
+            "the error itself is still shown: \(flag.stderr)"
+        )
         expectNoSecret(flag, "migrate --database-url")
     }
 
@@ -36,7 +39,10 @@ import Testing
         // Long enough for the listener, the pool and the heartbeat to fail and retry; SIGTERM covers the shutdown path.
         let run = try await ReceiptdBinary.runDaemon(environment: environment, for: .seconds(3))
         let logs = run.stdout + run.stderr
-        #expect(logs.contains("invalid percent-encoded token"), "the connection errors are logged: \(logs.prefix(2000))")
+        #expect(
+            logs.contains("invalid percent-encoded token"),
+            "the connection errors are logged: \(logs.prefix(2000))"
+        )
         expectNoSecret(run, "receiptd run")
         #expect(!logs.contains("apple-secret-x"))
     }
@@ -78,7 +84,10 @@ import Testing
                 "RECEIPTD_LOG_FORMAT": "json", "RECEIPTD_METRICS_ADDR": "", "RECEIPTD_SHUTDOWN_GRACE": "1",
             ]) { $1 }
             let run = try await ReceiptdBinary.runDaemon(environment: environment, for: .seconds(3))
-            #expect((run.stdout + run.stderr).contains("cannot parse the connection string"), "\((run.stdout + run.stderr).prefix(2000))")
+            #expect(
+                (run.stdout + run.stderr).contains("cannot parse the connection string"),
+                "\((run.stdout + run.stderr).prefix(2000))"
+            )
             Self.expectNone(of: pieces, in: run, "receiptd run")
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import ReceiptdCore
 
 #if canImport(Glibc)

@@ -7,12 +7,17 @@ import Testing
     @Test func newOrderGetsAPendingJobThatRunsNow() async throws {
         try await Fixture.with { f in
             let id = try await f.enqueue("o1", receipt: Receipts.paying("1"), quantity: 2)
-            let job = try await f.row("SELECT state, attempts, run_at <= now() AS due, receipt_sha256 FROM iap.jobs WHERE id = $1", [id])
+            let job = try await f.row(
+                "SELECT state, attempts, run_at <= now() AS due, receipt_sha256 FROM iap.jobs WHERE id = $1",
+                [id]
+            )
             #expect(job["state"] == "pending")
             #expect(job["attempts"] == "0")
             #expect(job["due"] == "t")
             #expect(job["receipt_sha256"]?.count == 64)
-            let order = try await f.row("SELECT user_id, product_id, quantity, outcome, delivered_quantity FROM iap.orders WHERE order_id = 'o1'")
+            let order = try await f.row(
+                "SELECT user_id, product_id, quantity, outcome, delivered_quantity FROM iap.orders WHERE order_id = 'o1'"
+            )
             #expect(order["user_id"] == "u1" && order["product_id"] == "gems" && order["quantity"] == "2")
             #expect(order["outcome"] == nil && order["delivered_quantity"] == "0")
         }
@@ -47,14 +52,26 @@ import Testing
         ("C1 control in order id", "o\u{85}1", "u1", "gems", "AAAA", 1),
         ("DEL in user id", "o1", "u\u{7f}", "gems", "AAAA", 1),
     ])
-    func badInputRaisesAndStoresNothing(label: String, order: String, user: String, product: String, receipt: String, quantity: Int) async throws {
+    func badInputRaisesAndStoresNothing(
+        label: String,
+        order: String,
+        user: String,
+        product: String,
+        receipt: String,
+        quantity: Int
+    ) async throws {
         try await Fixture.with { f in
             try await f.enqueue("existing", receipt: Receipts.paying("1"))
-            let before = try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)")
+            let before = try await f.value(
+                "SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)"
+            )
             await #expect(throws: PostgresError.self, "\(label)") {
                 try await f.enqueue(order, user: user, product: product, receipt: receipt, quantity: quantity)
             }
-            #expect(try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)") == before)
+            #expect(
+                try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)")
+                    == before
+            )
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE order_id = 'existing'") == "pending")
         }
     }
@@ -64,7 +81,9 @@ import Testing
             let id = String(repeating: "ü", count: 255)
             try await f.enqueue(id, user: "игрок-1", product: "com.example.宝石", receipt: Receipts.paying("1"))
             #expect(try await f.value("SELECT char_length(order_id) FROM iap.orders") == "255")
-            let error = await #expect(throws: PostgresError.self) { try await f.enqueue("o\u{1b}", receipt: Receipts.paying("2")) }
+            let error = await #expect(throws: PostgresError.self) {
+                try await f.enqueue("o\u{1b}", receipt: Receipts.paying("2"))
+            }
             #expect(error?.sqlState == "22023")
             #expect(error?.description.contains("control character") == true)
         }
@@ -74,7 +93,8 @@ import Testing
         try await Fixture.with { f in
             // o2's receipt also pays o1 (a merged payment) while o1's own request is slow: o1 becomes full through o2's job.
             try await f.enqueue("o1", receipt: SyntheticReceipt(inApp: [], delayMilliseconds: 3_000).encoded())
-            let merged = SyntheticReceipt(inApp: [Receipts.purchase("91", product: "shield"), Receipts.purchase("92")]).encoded()
+            let merged = SyntheticReceipt(inApp: [Receipts.purchase("91", product: "shield"), Receipts.purchase("92")])
+                .encoded()
             try await f.enqueue("o2", product: "shield", receipt: merged)
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("o1")["outcome"] == "full")
@@ -91,7 +111,10 @@ import Testing
             // Another receipt may carry a second payment: it is verified.
             let other = try await f.value("SELECT iap.enqueue_receipt('o1', 'u1', 'gems', $1)", [Receipts.paying("93")])
             #expect(other != nil && other != before)
-            #expect(try await f.value("SELECT state || '/' || order_id FROM iap.jobs WHERE id = $1::bigint", [other]) == "pending/o1")
+            #expect(
+                try await f.value("SELECT state || '/' || order_id FROM iap.jobs WHERE id = $1::bigint", [other])
+                    == "pending/o1"
+            )
         }
     }
 
@@ -113,7 +136,8 @@ import Testing
             let error = await #expect(throws: PostgresError.self) {
                 try await f.connection.execute(
                     "INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256, state) VALUES ($1, $2, $3, $4)",
-                    ["o1", "AAAA", "x", "running"])
+                    ["o1", "AAAA", "x", "running"]
+                )
             }
             #expect(error?.isUniqueViolation == true)
         }
@@ -151,7 +175,8 @@ import Testing
         let connection = try await database.connect()
         let tables = try await connection.execute(
             "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
-            ["iap"]).first?.int("n")
+            ["iap"]
+        ).first?.int("n")
         #expect(tables == 12)
         await connection.close()
     }

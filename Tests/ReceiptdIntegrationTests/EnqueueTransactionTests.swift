@@ -17,12 +17,17 @@ import Testing
             }
             #expect(try await f.value("SELECT quantity FROM iap.orders WHERE order_id = 'o2'") == "2")
             // Named notation with the contract's parameter names.
-            let named = try await f.value("""
+            let named = try await f.value(
+                """
                 SELECT iap.enqueue_transaction(order_id => 'o3', user_id => 'u1', product_id => 'gems', transaction => '42',
                                                app_account_token => '6f2c3c3e-1d2b-4d2c-9a53-3f4b1e0a5d11')
-                """)
+                """
+            )
             #expect(named != nil)
-            #expect(try await f.value("SELECT app_account_token FROM iap.orders WHERE order_id = 'o3'") == "6f2c3c3e-1d2b-4d2c-9a53-3f4b1e0a5d11")
+            #expect(
+                try await f.value("SELECT app_account_token FROM iap.orders WHERE order_id = 'o3'")
+                    == "6f2c3c3e-1d2b-4d2c-9a53-3f4b1e0a5d11"
+            )
             #expect(try await f.value("SELECT kind FROM iap.jobs WHERE order_id = 'o3'") == "transaction")
         }
     }
@@ -44,13 +49,18 @@ import Testing
     func badTransactionsAreRefused(label: String, transaction: String) async throws {
         try await Fixture.with { f in
             try await f.enqueue("existing", transaction: "1")
-            let before = try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)")
+            let before = try await f.value(
+                "SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)"
+            )
             await #expect("\(label)") {
                 try await f.enqueue("o1", transaction: transaction)
             } throws: { error in
                 (error as? PostgresError)?.sqlState == "22023"
             }
-            #expect(try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)") == before)
+            #expect(
+                try await f.value("SELECT (SELECT count(*) FROM iap.orders) || '/' || (SELECT count(*) FROM iap.jobs)")
+                    == before
+            )
         }
     }
 
@@ -73,7 +83,10 @@ import Testing
             let token = UUID()
             try await f.enqueue("o4", transaction: "4", appAccountToken: token)
             try await f.enqueue("o4", transaction: "5", appAccountToken: token)
-            #expect(try await f.value("SELECT app_account_token FROM iap.orders WHERE order_id = 'o4'") == token.uuidString.lowercased())
+            #expect(
+                try await f.value("SELECT app_account_token FROM iap.orders WHERE order_id = 'o4'")
+                    == token.uuidString.lowercased()
+            )
         }
     }
 }

@@ -11,11 +11,15 @@ extension Fixture {
         _ body: (Fixture, GooglePlayStandIn, ReceiptdSettings) async throws -> Void
     ) async throws {
         try await Fixture.with { f in
-            let google = GooglePlayStandIn(configuration: configuration,
-                                           logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() }))
+            let google = GooglePlayStandIn(
+                configuration: configuration,
+                logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
             _ = try await google.start()
             let settings = f.settings {
-                $0.googlePlay.serviceAccount = try? GoogleServiceAccount(json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8))
+                $0.googlePlay.serviceAccount = try? GoogleServiceAccount(
+                    json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8)
+                )
                 $0.googlePlay.packageName = configuration.packageName
                 $0.googlePlay.apiURL = google.baseURL
                 adjust(&$0)
@@ -31,8 +35,15 @@ extension Fixture {
     }
 
     /// `iap.enqueue_google_purchase` of `token` for one unit.
-    func enqueue(_ order: String, user: String = "u1", product: String = "gems", googleToken token: SyntheticPurchaseToken) async throws {
-        try await connection.execute("SELECT iap.enqueue_google_purchase($1, $2, $3, $4, $5, $6)",
-                                     [order, user, product, token.encoded(), 1, String?.none])
+    func enqueue(
+        _ order: String,
+        user: String = "u1",
+        product: String = "gems",
+        googleToken token: SyntheticPurchaseToken
+    ) async throws {
+        try await connection.execute(
+            "SELECT iap.enqueue_google_purchase($1, $2, $3, $4, $5, $6)",
+            [order, user, product, token.encoded(), 1, String?.none]
+        )
     }
 }

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
+import CoreMetrics
 import FakeAppStore
 import Foundation
 import Logging
-import CoreMetrics
 import ReceiptdCore
 import ServiceLifecycle
 import Testing
@@ -18,16 +18,23 @@ struct Fixture: Sendable {
 
     /// Builds the world, runs `body`, tears it down.
     static func with(
-        sharedSecret: String? = Fixture.sharedSecret, database: TestDatabase? = nil,
-        standIn adjustStandIn: (inout AppStoreStandIn.Configuration) -> Void = { _ in }, _ body: (Fixture) async throws -> Void
+        sharedSecret: String? = Fixture.sharedSecret,
+        database: TestDatabase? = nil,
+        standIn adjustStandIn: (inout AppStoreStandIn.Configuration) -> Void = { _ in },
+        _ body: (Fixture) async throws -> Void
     ) async throws {
         let database = if let database { database } else { try await TestEnvironment.shared.database() }
         let connection = try await database.connect()
         let serverAPIKey = ServerAPITestKey.generate()
-        var standInConfiguration = AppStoreStandIn.Configuration(sharedSecret: sharedSecret, serverAPIKey: serverAPIKey.publicKey)
+        var standInConfiguration = AppStoreStandIn.Configuration(
+            sharedSecret: sharedSecret,
+            serverAPIKey: serverAPIKey.publicKey
+        )
         adjustStandIn(&standInConfiguration)
-        let standIn = AppStoreStandIn(configuration: standInConfiguration,
-                                      logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let standIn = AppStoreStandIn(
+            configuration: standInConfiguration,
+            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await standIn.start()
         let fixture = Fixture(database: database, connection: connection, standIn: standIn, serverAPIKey: serverAPIKey)
         do {
@@ -44,34 +51,60 @@ struct Fixture: Sendable {
     /// Daemon settings for tests: fast polling and backoff, the stand-in as Apple.
     func settings(_ adjust: (inout ReceiptdSettings) -> Void = { _ in }) -> ReceiptdSettings {
         var settings = ReceiptdSettings(databaseURL: database.connectionString)
-        settings.apple = .init(productionURL: standIn.productionURL, sandboxURL: standIn.sandboxURL,
-                               sharedSecret: Self.sharedSecret, requestTimeout: .seconds(10))
-        settings.daemon = .init(concurrency: 16, maxAttempts: 5, backoff: Backoff(base: 0.05, maximum: 0.2), pollInterval: 0.1,
-                                expectedBundleID: SyntheticReceipt.defaultBundleID, lease: 30, shutdownGrace: 1)
+        settings.apple = .init(
+            productionURL: standIn.productionURL,
+            sandboxURL: standIn.sandboxURL,
+            sharedSecret: Self.sharedSecret,
+            requestTimeout: .seconds(10)
+        )
+        settings.daemon = .init(
+            concurrency: 16,
+            maxAttempts: 5,
+            backoff: Backoff(base: 0.05, maximum: 0.2),
+            pollInterval: 0.1,
+            expectedBundleID: SyntheticReceipt.defaultBundleID,
+            lease: 30,
+            shutdownGrace: 1
+        )
         settings.storeKit = StoreKitConfiguration(
             trustedRoots: [standIn.testChain.root],
-            credentials: ServerAPICredentials(issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
-                                              keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID, privateKey: serverAPIKey.privateKey),
-            serverAPIURL: standIn.serverAPIURL, serverAPISandboxURL: standIn.serverAPISandboxURL,
-            receiptRoots: [standIn.receiptChain.root])
+            credentials: ServerAPICredentials(
+                issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+                keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
+                privateKey: serverAPIKey.privateKey
+            ),
+            serverAPIURL: standIn.serverAPIURL,
+            serverAPISandboxURL: standIn.serverAPISandboxURL,
+            receiptRoots: [standIn.receiptChain.root]
+        )
         adjust(&settings)
         return settings
     }
 
     /// Runs one daemon (or `count`) while `body` runs, then shuts them down gracefully.
     func withDaemons(
-        count: Int = 1, settings: ReceiptdSettings? = nil, logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+        count: Int = 1,
+        settings: ReceiptdSettings? = nil,
+        logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: ReceiptdMetrics = ReceiptdMetrics(factory: NOOPMetricsHandler.instance),
         _ body: ([ReceiptDaemon]) async throws -> Void
     ) async throws {
         let settings = settings ?? self.settings()
         let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
         let daemons = (0..<count).map { _ in
-            ReceiptDaemon(configuration: settings.daemon, connectionString: settings.databaseURL,
-                          verifier: AppleVerifier(configuration: settings.apple, client: client), storeKit: settings.storeKit,
-                          googlePlay: settings.googlePlay, logger: logger, metrics: metrics)
+            ReceiptDaemon(
+                configuration: settings.daemon,
+                connectionString: settings.databaseURL,
+                verifier: AppleVerifier(configuration: settings.apple, client: client),
+                storeKit: settings.storeKit,
+                googlePlay: settings.googlePlay,
+                logger: logger,
+                metrics: metrics
+            )
         }
-        let group = ServiceGroup(configuration: .init(services: daemons + daemons.flatMap(\.companions), logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(services: daemons + daemons.flatMap(\.companions), logger: logger)
+        )
         do {
             try await withThrowingTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { try await group.run() }
@@ -93,18 +126,34 @@ struct Fixture: Sendable {
 
     /// `iap.enqueue_receipt`; returns the job id.
     @discardableResult
-    func enqueue(_ order: String, user: String = "u1", product: String = "gems", receipt: String, quantity: Int = 1) async throws -> Int64 {
-        let result = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
-                                                  [order, user, product, receipt, quantity])
+    func enqueue(
+        _ order: String,
+        user: String = "u1",
+        product: String = "gems",
+        receipt: String,
+        quantity: Int = 1
+    ) async throws -> Int64 {
+        let result = try await connection.execute(
+            "SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
+            [order, user, product, receipt, quantity]
+        )
         return Int64(try result.first!.int("id"))
     }
 
     /// `iap.enqueue_transaction`; returns the job id.
     @discardableResult
-    func enqueue(_ order: String, user: String = "u1", product: String = "gems", transaction: String, quantity: Int = 1,
-                 appAccountToken: UUID? = nil) async throws -> Int64 {
-        let result = try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4, $5, $6::uuid) AS id",
-                                                  [order, user, product, transaction, quantity, appAccountToken?.uuidString])
+    func enqueue(
+        _ order: String,
+        user: String = "u1",
+        product: String = "gems",
+        transaction: String,
+        quantity: Int = 1,
+        appAccountToken: UUID? = nil
+    ) async throws -> Int64 {
+        let result = try await connection.execute(
+            "SELECT iap.enqueue_transaction($1, $2, $3, $4, $5, $6::uuid) AS id",
+            [order, user, product, transaction, quantity, appAccountToken?.uuidString]
+        )
         return Int64(try result.first!.int("id"))
     }
 
@@ -126,11 +175,14 @@ struct Fixture: Sendable {
 
     /// The order's outcome, delivered quantity, and its latest job's state, attempts and last error.
     func order(_ id: String) async throws -> QueryResult.Row {
-        try await row("""
+        try await row(
+            """
             SELECT o.outcome::text AS outcome, o.delivered_quantity, j.id, j.state, j.attempts, j.last_error, j.environment
             FROM iap.orders o JOIN iap.jobs j USING (order_id)
             WHERE o.order_id = $1 ORDER BY j.id DESC LIMIT 1
-            """, [id])
+            """,
+            [id]
+        )
     }
 
     /// Waits until every job of the database is finished.
@@ -156,12 +208,28 @@ struct Fixture: Sendable {
 enum Receipts {
     static var nowMilliseconds: String { String(Int64(Date().timeIntervalSince1970 * 1000)) }
 
-    static func purchase(_ id: String, product: String = "gems", quantity: String = "1", refunded: Bool = false) -> SyntheticTransaction {
-        SyntheticTransaction(transactionID: id, productID: product, quantity: quantity, purchaseDateMilliseconds: nowMilliseconds,
-                             cancellationDateMilliseconds: refunded ? nowMilliseconds : nil)
+    static func purchase(
+        _ id: String,
+        product: String = "gems",
+        quantity: String = "1",
+        refunded: Bool = false
+    ) -> SyntheticTransaction {
+        SyntheticTransaction(
+            transactionID: id,
+            productID: product,
+            quantity: quantity,
+            purchaseDateMilliseconds: nowMilliseconds,
+            cancellationDateMilliseconds: refunded ? nowMilliseconds : nil
+        )
     }
 
-    static func paying(_ ids: String..., product: String = "gems", script: [ScriptStep]? = nil, delay: Int? = nil) -> String {
-        SyntheticReceipt(inApp: ids.map { purchase($0, product: product) }, delayMilliseconds: delay, script: script).encoded()
+    static func paying(
+        _ ids: String...,
+        product: String = "gems",
+        script: [ScriptStep]? = nil,
+        delay: Int? = nil
+    ) -> String {
+        SyntheticReceipt(inApp: ids.map { purchase($0, product: product) }, delayMilliseconds: delay, script: script)
+            .encoded()
     }
 }

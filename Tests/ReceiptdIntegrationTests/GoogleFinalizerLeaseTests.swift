@@ -17,12 +17,16 @@ import Testing
             google.failFinalizations(1_000_000)
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntilSettled()
-                try await f.waitUntil { try await f.value("SELECT count(*) FROM iap.google_finalizations WHERE attempts > 0") == "10" }
+                try await f.waitUntil {
+                    try await f.value("SELECT count(*) FROM iap.google_finalizations WHERE attempts > 0") == "10"
+                }
             }
             google.failFinalizations(0)
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                """
                 UPDATE iap.google_finalizations SET run_at = now(), attempts = 0, locked_by = NULL, locked_until = NULL, last_error = NULL
-                """)
+                """
+            )
             var leased = settings
             leased.daemon.lease = 1
             try await f.withDaemons(count: 2, settings: leased) { _ in

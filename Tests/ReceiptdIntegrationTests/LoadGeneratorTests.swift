@@ -16,8 +16,10 @@ import Testing
     }
 
     @Test func aBadMixSaysWhatIsWrong() {
-        let cases = ["full=70,bogus=3": "not KIND=WEIGHT", "full=-1": "whole number", "full=x": "whole number",
-                     "full=0": "add up to 0", "full=1,full=2": "given twice", "": "not KIND=WEIGHT"]
+        let cases = [
+            "full=70,bogus=3": "not KIND=WEIGHT", "full=-1": "whole number", "full=x": "whole number",
+            "full=0": "add up to 0", "full=1,full=2": "given twice", "": "not KIND=WEIGHT",
+        ]
         for (text, message) in cases {
             #expect { try LoadMix(parsing: text) } throws: { ($0 as? LoadError)?.description.contains(message) == true }
         }
@@ -25,8 +27,10 @@ import Testing
 
     @Test func aRunSettlesAsTheMixSays() async throws {
         try await Fixture.with { f in
-            let generator = LoadGenerator(configuration: .init(orders: 300, users: 40, batchSize: 64),
-                                          databaseURL: f.database.connectionString)
+            let generator = LoadGenerator(
+                configuration: .init(orders: 300, users: 40, batchSize: 64),
+                databaseURL: f.database.connectionString
+            )
             try await f.withDaemons { _ in
                 let summary = try await generator.run()
                 // 100 mix slots make 105 orders (a replay is a pair): about 286 slots, 14 of them replaces.
@@ -41,8 +45,10 @@ import Testing
 
     @Test func aWrongOutcomeIsAMismatch() async throws {
         try await Fixture.with { f in
-            let generator = LoadGenerator(configuration: .init(orders: 20, mix: try LoadMix(parsing: "full=1")),
-                                          databaseURL: f.database.connectionString)
+            let generator = LoadGenerator(
+                configuration: .init(orders: 20, mix: try LoadMix(parsing: "full=1")),
+                databaseURL: f.database.connectionString
+            )
             let summary = try await generator.run()
             try await f.connection.execute("UPDATE iap.orders SET outcome = 'unmatched', outcome_at = now()")
             let verdict = try await generator.waitForOutcomes(of: summary, timeout: 5)

@@ -22,7 +22,10 @@ extension MetricsServerTests {
     }
 
     @Test func connectionsOverTheLimitAreClosedAtOnce() async throws {
-        let configuration = Self.configuration { $0.maxConnections = 4; $0.requestTimeout = .seconds(60) }
+        let configuration = Self.configuration {
+            $0.maxConnections = 4
+            $0.requestTimeout = .seconds(60)
+        }
         try await withServer(configuration: configuration) { base in
             let port = try #require(URL(string: base)?.port)
             // Keep-alive connections that got an answer: the server holds all four open.
@@ -39,7 +42,10 @@ extension MetricsServerTests {
             }
             for client in held {
                 client.send(Self.healthRequest)
-                #expect(try await client.read(until: "HTTP/1.1 200", within: .seconds(5)), "the held connections are still served")
+                #expect(
+                    try await client.read(until: "HTTP/1.1 200", within: .seconds(5)),
+                    "the held connections are still served"
+                )
             }
 
             // Two close: exactly two new connections fit again, and a third is turned away.
@@ -48,7 +54,8 @@ extension MetricsServerTests {
             var fresh: [RawTCPClient] = []
             let deadline = ContinuousClock.now + .seconds(10)
             while fresh.count < 2 && ContinuousClock.now < deadline {
-                if let client = try await Self.answeredClient(port: port) { fresh.append(client) }  // Retried until the server saw the closes.
+                // Retried until the server saw the closes.
+                if let client = try await Self.answeredClient(port: port) { fresh.append(client) }
             }
             #expect(fresh.count == 2, "/healthz answers on a fresh connection once others closed")
             #expect(try await Self.answeredClient(port: port) == nil, "never more than the limit")
@@ -85,7 +92,10 @@ extension MetricsServerTests {
 
             #expect(try await silent.waitForClose(within: .seconds(4)), "a connection that never sends a request")
             #expect(ContinuousClock.now - started >= .milliseconds(900), "but not before the timeout")
-            #expect(try await keptAlive.waitForClose(within: .seconds(4)), "an idle keep-alive connection after its answer")
+            #expect(
+                try await keptAlive.waitForClose(within: .seconds(4)),
+                "an idle keep-alive connection after its answer"
+            )
             #expect(ContinuousClock.now - answered >= .milliseconds(900))
 
             // The server itself is fine: a new connection is served.

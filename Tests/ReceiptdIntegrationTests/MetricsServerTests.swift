@@ -2,21 +2,27 @@ import AsyncHTTPClient
 import Logging
 import NIOCore
 import Prometheus
+import ReceiptdCore
 import ServiceLifecycle
 import Testing
-import ReceiptdCore
 
 /// `/metrics`, `/healthz` and `/readyz` over real HTTP.
 @Suite struct MetricsServerTests {
     static let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 
     /// Runs a server on a free loopback port while `body` runs; `body` gets the base URL.
-    func withServer(configuration: MetricsServer.Configuration = .init(host: "127.0.0.1", port: 0),
-                    registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
-                    readiness: @escaping @Sendable () async -> Bool = { true },
-                    _ body: (String) async throws -> Void) async throws {
-        let server = MetricsServer(configuration: configuration, registry: registry,
-                                   logger: Self.logger, readiness: readiness)
+    func withServer(
+        configuration: MetricsServer.Configuration = .init(host: "127.0.0.1", port: 0),
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        readiness: @escaping @Sendable () async -> Bool = { true },
+        _ body: (String) async throws -> Void
+    ) async throws {
+        let server = MetricsServer(
+            configuration: configuration,
+            registry: registry,
+            logger: Self.logger,
+            readiness: readiness
+        )
         let group = ServiceGroup(configuration: .init(services: [server], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -93,7 +99,10 @@ import ReceiptdCore
 
     @Test func aHungDatabaseIsNotReadyAfterTheTimeoutAndChecksDoNotPileUp() async throws {
         let silent = try SilentListener()
-        let probe = DatabaseProbe(connectionString: "host=127.0.0.1 port=\(silent.port) dbname=none", timeout: .seconds(2))
+        let probe = DatabaseProbe(
+            connectionString: "host=127.0.0.1 port=\(silent.port) dbname=none",
+            timeout: .seconds(2)
+        )
         // Bounds are loose on purpose: the whole suite shares two cores. What matters is that the
         // check ends (at its own deadline, not libpq's) and that a second one does not wait behind the first.
         let started = ContinuousClock.now

@@ -7,14 +7,17 @@ import Testing
 /// Versioned migrations: an old database upgrades with its data, `migrate` is idempotent, `--status` tells,
 /// an edited migration is refused, and a daemon never runs on a schema older than it needs.
 @Suite struct MigrationTests {
-    private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent()
         .deletingLastPathComponent()
 
     /// A database exactly as the last receiptd before versioned migrations made it.
     private func databaseBeforeMigrations() async throws -> TestDatabase {
         let database = try await TestEnvironment.shared.emptyDatabase()
-        let fixture = try String(contentsOf: Self.packageRoot.appendingPathComponent("Tests/Fixtures/iap_schema_before_migrations.sql"),
-                                 encoding: .utf8)
+        let fixture = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Tests/Fixtures/iap_schema_before_migrations.sql"),
+            encoding: .utf8
+        )
         let connection = try await database.connect()
         try await connection.withSession { session in
             try session.transaction { session in
@@ -32,25 +35,40 @@ import Testing
             // Data in every table, written by the old schema's own function and the old daemon's columns.
             try await f.enqueue("waiting", user: "u1", receipt: Receipts.paying("1001"))
             let settled = try await f.enqueue("settled", user: "u2", receipt: Receipts.paying("1002"))
-            try await f.connection.execute("""
-                UPDATE iap.jobs SET state = 'succeeded', attempts = 1, finished_at = now(), environment = 'Production' WHERE id = $1
-                """, [settled])
             try await f.connection.execute(
-                "UPDATE iap.orders SET outcome = 'full', delivered_quantity = 1, outcome_at = now() WHERE order_id = 'settled'")
-            try await f.connection.execute("""
+                """
+                UPDATE iap.jobs SET state = 'succeeded', attempts = 1, finished_at = now(), environment = 'Production' WHERE id = $1
+                """,
+                [settled]
+            )
+            try await f.connection.execute(
+                "UPDATE iap.orders SET outcome = 'full', delivered_quantity = 1, outcome_at = now() WHERE order_id = 'settled'"
+            )
+            try await f.connection.execute(
+                """
                 INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment, job_id)
                 VALUES ('1002', 'settled', 'u2', 'gems', 1, 'Production', $1)
-                """, [settled])
+                """,
+                [settled]
+            )
             try await f.addAttempt(job: settled, number: 1, result: "verified", appleStatus: 0, httpStatus: 200)
             try await f.connection.execute("INSERT INTO iap.daemons (daemon, in_flight) VALUES ('old-host:1:x', 0)")
             let before = try await f.value(Self.countsSQL)
 
             try await Migrator.migrate(f.connection)
             #expect(try await f.value(Self.countsSQL) == before)
-            #expect(try await f.value("SELECT string_agg(version || ':' || name, ',' ORDER BY version) FROM iap.schema_migrations")
-                == Migration.all.map { "\($0.version):\($0.name)" }.joined(separator: ","))
-            #expect(try await f.value("SELECT data_type FROM information_schema.columns WHERE table_name = 'attempts' AND column_name = 'apple_status'")
-                == "bigint")
+            #expect(
+                try await f.value(
+                    "SELECT string_agg(version || ':' || name, ',' ORDER BY version) FROM iap.schema_migrations"
+                )
+                    == Migration.all.map { "\($0.version):\($0.name)" }.joined(separator: ",")
+            )
+            #expect(
+                try await f.value(
+                    "SELECT data_type FROM information_schema.columns WHERE table_name = 'attempts' AND column_name = 'apple_status'"
+                )
+                    == "bigint"
+            )
             // What the old schema delivered was handed over by its outcome: granted, and the order finished.
             #expect(try await f.value("SELECT status::text FROM iap.orders WHERE order_id = 'settled'") == "finished")
             #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u2')") == "0")
@@ -60,9 +78,15 @@ import Testing
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE app_account_token IS NOT NULL") == "0")
 
             // The same again changes nothing.
-            let recorded = try await f.value("SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations")
+            let recorded = try await f.value(
+                "SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations"
+            )
             try await Migrator.migrate(f.connection)
-            #expect(try await f.value("SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations") == recorded)
+            #expect(
+                try await f.value(
+                    "SELECT string_agg(applied_at::text, ',' ORDER BY version) FROM iap.schema_migrations"
+                ) == recorded
+            )
             #expect(try await f.value(Self.countsSQL) == before)
 
             // The new daemon settles the job the old schema queued, and the ledger still refuses a replay.
@@ -87,21 +111,30 @@ import Testing
         try await Migrator.migrate(connection, upTo: 6)
         await connection.close()
         try await Fixture.with(database: database) { f in
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                """
                 INSERT INTO iap.orders (order_id, user_id, product_id, outcome, outcome_at) VALUES
                     ('found', 'u1', 'gems', 'unmatched', now()), ('lost', 'u1', 'shield', NULL, NULL)
-                """)
-            try await f.connection.execute("""
+                """
+            )
+            try await f.connection.execute(
+                """
                 INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id)
                 VALUES ('1201', 'shield', 1, now(), 'Production', 'u1', 'found', 1)
-                """)
+                """
+            )
             try await Migrator.migrate(f.connection)
-            #expect(try await f.value("SELECT max(version) FROM iap.schema_migrations") == String(Migration.latestVersion))
+            #expect(
+                try await f.value("SELECT max(version) FROM iap.schema_migrations") == String(Migration.latestVersion)
+            )
             let row = try await f.row("SELECT transaction_id, original_transaction_id FROM iap.unclaimed_payments")
             #expect(row["transaction_id"] == "1201" && row["original_transaction_id"] == nil)
             // Its original id is unknown: the transaction id stands in for it, as before.
             try await f.connection.execute("SELECT iap.assign_payment('1201', 'lost')")
-            #expect(try await f.value("SELECT original_transaction_id || '/' || order_id FROM iap.transaction_owners") == "1201/lost")
+            #expect(
+                try await f.value("SELECT original_transaction_id || '/' || order_id FROM iap.transaction_owners")
+                    == "1201/lost"
+            )
             #expect(try await f.value("SELECT order_id FROM iap.deliveries WHERE transaction_id = '1201'") == "lost")
         }
     }
@@ -111,10 +144,16 @@ import Testing
         let url = database.connectionString
         let pending = try ReceiptdBinary.run(["migrate", "--status", "--database-url", url])
         #expect(pending.status == 3, "\(pending.stderr)")
-        #expect(pending.stdout.contains("VERSION") && pending.stdout.contains("1  initial") && pending.stdout.contains("pending"))
+        #expect(
+            pending.stdout.contains("VERSION") && pending.stdout.contains("1  initial")
+                && pending.stdout.contains("pending")
+        )
 
         let first = try ReceiptdBinary.run(["migrate", "--database-url", url])
-        #expect(first.status == 0 && first.stdout.contains("migrated from version 0 to \(Migration.latestVersion)"), "\(first.stderr)")
+        #expect(
+            first.status == 0 && first.stdout.contains("migrated from version 0 to \(Migration.latestVersion)"),
+            "\(first.stderr)"
+        )
         let second = try ReceiptdBinary.run(["migrate", "--database-url", url])
         #expect(second.status == 0 && second.stdout.contains("up to date at version \(Migration.latestVersion)"))
 
@@ -126,9 +165,14 @@ import Testing
     @Test func anEditedMigrationIsRefused() async throws {
         try await Fixture.with { f in
             try await f.connection.execute("UPDATE iap.schema_migrations SET checksum = 'edited' WHERE version = 1")
-            await #expect(throws: MigrationError.checksumMismatch(version: 1, name: "initial")) { try await Migrator.migrate(f.connection) }
+            await #expect(throws: MigrationError.checksumMismatch(version: 1, name: "initial")) {
+                try await Migrator.migrate(f.connection)
+            }
             let run = try ReceiptdBinary.run(["migrate", "--database-url", f.database.connectionString])
-            #expect(run.status == 1 && run.stderr.contains("migration 1 (initial) was changed") && run.stderr.contains("checksum mismatch"))
+            #expect(
+                run.status == 1 && run.stderr.contains("migration 1 (initial) was changed")
+                    && run.stderr.contains("checksum mismatch")
+            )
             let status = try ReceiptdBinary.run(["migrate", "--status", "--database-url", f.database.connectionString])
             #expect(status.status == 1 && status.stdout.contains("checksum mismatch"))
         }
@@ -138,20 +182,33 @@ import Testing
         let database = try await TestEnvironment.shared.emptyDatabase()
         let connection = try await database.connect()
         try await Migrator.migrate(connection, upTo: 1)
-        let daemon = ReceiptDaemon(configuration: .init(expectedBundleID: SyntheticReceipt.defaultBundleID),
-                                   connectionString: database.connectionString,
-                                   verifier: AppleVerifier(configuration: .init(), client: .shared),
-                                   logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
-        await #expect(throws: MigrationError.databaseIsBehind(database: 1, binary: Migration.latestVersion)) { try await daemon.run() }
-        let run = try ReceiptdBinary.run(["run", "--database-url", database.connectionString, "--apple-bundle-id", "com.example.game",
-                                          "--metrics-addr", ""])
+        let daemon = ReceiptDaemon(
+            configuration: .init(expectedBundleID: SyntheticReceipt.defaultBundleID),
+            connectionString: database.connectionString,
+            verifier: AppleVerifier(configuration: .init(), client: .shared),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
+        await #expect(throws: MigrationError.databaseIsBehind(database: 1, binary: Migration.latestVersion)) {
+            try await daemon.run()
+        }
+        let run = try ReceiptdBinary.run([
+            "run", "--database-url", database.connectionString, "--apple-bundle-id", "com.example.game",
+            "--metrics-addr", "",
+        ])
         #expect(run.status != 0 && (run.stdout + run.stderr).contains("run `receiptd migrate`"), "\(run.stderr)")
 
         // A newer receiptd's migration: this binary will not migrate over it, but its daemon works on.
         try await Migrator.migrate(connection)
-        try await connection.execute("INSERT INTO iap.schema_migrations (version, name, checksum) VALUES ($1, 'from_the_future', 'x')",
-                                     [Migration.latestVersion + 1])
-        await #expect(throws: MigrationError.databaseIsNewer(database: Migration.latestVersion + 1, binary: Migration.latestVersion)) {
+        try await connection.execute(
+            "INSERT INTO iap.schema_migrations (version, name, checksum) VALUES ($1, 'from_the_future', 'x')",
+            [Migration.latestVersion + 1]
+        )
+        await #expect(
+            throws: MigrationError.databaseIsNewer(
+                database: Migration.latestVersion + 1,
+                binary: Migration.latestVersion
+            )
+        ) {
             try await Migrator.migrate(connection)
         }
         await connection.close()
@@ -164,13 +221,18 @@ import Testing
 
     @Test func everyMigrationFileIsListedInOrder() throws {
         let folder = Self.packageRoot.appendingPathComponent("sql/migrations")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
         let listed = Migration.all.map { String(format: "%04d_%@.sql", $0.version, $0.name) }
         #expect(files == listed)
         #expect(Migration.all.map(\.version) == Array(1...Migration.all.count))
         for migration in Migration.all {
-            let text = try String(contentsOf: folder.appendingPathComponent(String(format: "%04d_%@.sql", migration.version, migration.name)),
-                                  encoding: .utf8)
+            let text = try String(
+                contentsOf: folder.appendingPathComponent(
+                    String(format: "%04d_%@.sql", migration.version, migration.name)
+                ),
+                encoding: .utf8
+            )
             #expect(text == migration.sql)
         }
     }

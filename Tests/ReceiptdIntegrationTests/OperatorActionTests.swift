@@ -21,7 +21,9 @@ import Testing
             try await f.setOutcome("paid", "full")
             let full = await #expect(throws: OperatorError.self) { try await queries.retry("paid") }
             #expect(full == .refused("retry_order: order paid is already full"))
-            await #expect(throws: OperatorError.notFound("no job or order 999999")) { try await queries.retry("999999") }
+            await #expect(throws: OperatorError.notFound("no job or order 999999")) {
+                try await queries.retry("999999")
+            }
         }
     }
 
@@ -40,8 +42,13 @@ import Testing
     @Test func retryFailedRetriesFailedAndInvalidOrdersInTheWindowAndSkipsBusyOnes() async throws {
         try await Fixture.with { f in
             let queries = OperatorQueries(connection: f.connection)
-            for (order, outcome, ago) in [("a", "failed", 600), ("b", "invalid", 300), ("old", "failed", 3 * 86_400), ("p", "partial", 60)] {
-                try await f.setJob(try await f.enqueue(order, receipt: Receipts.paying(order == "p" ? "9" : "1\(ago)")), state: "failed")
+            for (order, outcome, ago) in [
+                ("a", "failed", 600), ("b", "invalid", 300), ("old", "failed", 3 * 86_400), ("p", "partial", 60),
+            ] {
+                try await f.setJob(
+                    try await f.enqueue(order, receipt: Receipts.paying(order == "p" ? "9" : "1\(ago)")),
+                    state: "failed"
+                )
                 try await f.setOutcome(order, outcome, secondsAgo: ago)
             }
             try await f.enqueue("busy", receipt: Receipts.paying("5"))
@@ -49,7 +56,10 @@ import Testing
 
             let result = try await queries.retryFailed(since: .secondsAgo(86_400))
             #expect(result.retried.map(\.orderID) == ["a", "b"])
-            #expect(result.skipped.map(\.orderID) == ["busy"] && result.skipped.first?.reason.contains("already has pending job") == true)
+            #expect(
+                result.skipped.map(\.orderID) == ["busy"]
+                    && result.skipped.first?.reason.contains("already has pending job") == true
+            )
             #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE state = 'pending'") == "3")
         }
     }
@@ -72,17 +82,28 @@ import Testing
         try await Fixture.with { f in
             let queries = OperatorQueries(connection: f.connection)
             let receipt = Receipts.paying("1")
-            let wrapped = "  " + stride(from: 0, to: receipt.count, by: 76).map { start in
-                String(receipt.dropFirst(start).prefix(76))
-            }.joined(separator: "\n") + "\n"
-            let result = try await queries.enqueue(EnqueueRequest(orderID: "o1", userID: "u1", productID: "gems", quantity: 2,
-                                                                  receiptData: wrapped))
+            let wrapped =
+                "  "
+                + stride(from: 0, to: receipt.count, by: 76).map { start in
+                    String(receipt.dropFirst(start).prefix(76))
+                }.joined(separator: "\n") + "\n"
+            let result = try await queries.enqueue(
+                EnqueueRequest(
+                    orderID: "o1",
+                    userID: "u1",
+                    productID: "gems",
+                    quantity: 2,
+                    receiptData: wrapped
+                )
+            )
             #expect(result.orderID == "o1")
             #expect(try await f.value("SELECT receipt_data FROM iap.jobs WHERE id = $1", [result.jobID]) == receipt)
             #expect(try await f.value("SELECT quantity FROM iap.orders WHERE order_id = 'o1'") == "2")
 
             let refusal = await #expect(throws: OperatorError.self) {
-                try await queries.enqueue(EnqueueRequest(orderID: "o1", userID: "u1", productID: "shield", receiptData: receipt))
+                try await queries.enqueue(
+                    EnqueueRequest(orderID: "o1", userID: "u1", productID: "shield", receiptData: receipt)
+                )
             }
             #expect(refusal == .refused("enqueue_receipt: order o1 is for product gems, not shield"))
         }

@@ -21,9 +21,14 @@ import Testing
             let status = try await queries.status()
             #expect(status.jobs(in: .pending) == 1 && status.jobs(in: .running) == 1 && status.jobs(in: .failed) == 1)
             #expect(status.states.first?.dueNow == 1)
-            #expect(status.stuckTotal == 1 && status.stuckJobs.first?.jobID == lapsed && status.stuckJobs.first?.reason == "lease_expired")
+            #expect(
+                status.stuckTotal == 1 && status.stuckJobs.first?.jobID == lapsed
+                    && status.stuckJobs.first?.reason == "lease_expired"
+            )
             #expect(status.recentFailures == 1)
-            #expect(status.retriesLastHour.map(\.errorClass) == ["garbled"] && status.retriesLastHour.first?.retries == 1)
+            #expect(
+                status.retriesLastHour.map(\.errorClass) == ["garbled"] && status.retriesLastHour.first?.retries == 1
+            )
         }
     }
 
@@ -33,7 +38,9 @@ import Testing
             let old = try await f.enqueue("o1", receipt: Receipts.paying("1"))
             try await f.setJob(old, state: "failed", error: "apple status 21003")
             try await f.connection.execute(
-                "UPDATE iap.jobs SET created_at = now() - interval '3 days', finished_at = now() - interval '3 days' WHERE id = $1", [old])
+                "UPDATE iap.jobs SET created_at = now() - interval '3 days', finished_at = now() - interval '3 days' WHERE id = $1",
+                [old]
+            )
             let replaced = try await f.enqueue("o2", receipt: Receipts.paying("2"))
             let current = try await f.enqueue("o2", receipt: Receipts.paying("3"))
             let other = try await f.enqueue("o3", receipt: Receipts.paying("4"))
@@ -42,11 +49,16 @@ import Testing
             #expect(try await queries.jobs(JobFilter(limit: 2)).map(\.id) == [other, current])
             #expect(try await queries.jobs(JobFilter(state: .pending)).map(\.id) == [other, current])
             #expect(try await queries.jobs(JobFilter(orderID: "o2")).map(\.id) == [current, replaced])
-            #expect(try await queries.jobs(JobFilter(since: .secondsAgo(86_400))).map(\.id) == [other, current, replaced])
+            #expect(
+                try await queries.jobs(JobFilter(since: .secondsAgo(86_400))).map(\.id) == [other, current, replaced]
+            )
             let fourDaysAgo = Date().addingTimeInterval(-4 * 86_400)
             #expect(try await queries.jobs(JobFilter(state: .failed, since: .instant(fourDaysAgo))).map(\.id) == [old])
             let failed = try #require(try await queries.jobs(JobFilter(state: .failed)).first)
-            #expect(failed.orderID == "o1" && failed.userID == "u1" && failed.productID == "gems" && failed.lastError == "apple status 21003")
+            #expect(
+                failed.orderID == "o1" && failed.userID == "u1" && failed.productID == "gems"
+                    && failed.lastError == "apple status 21003"
+            )
             #expect(failed.createdAt.hasSuffix("Z") && failed.finishedAt != nil)
         }
     }
@@ -57,18 +69,33 @@ import Testing
             let replaced = try await f.enqueue("o1", receipt: Receipts.paying("1000000009"))
             let first = try await f.enqueue("o1", receipt: Receipts.paying("1000000001"))
             try await f.setJob(first, state: "succeeded")
-            try await f.connection.execute("UPDATE iap.jobs SET attempts = 2, environment = 'Production' WHERE id = $1", [first])
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                "UPDATE iap.jobs SET attempts = 2, environment = 'Production' WHERE id = $1",
+                [first]
+            )
+            try await f.connection.execute(
+                """
                 INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment, job_id)
                 VALUES ('1000000001', 'o1', 'u1', 'gems', 1, 'Production', $1)
-                """, [first])
+                """,
+                [first]
+            )
             try await f.connection.execute("UPDATE iap.orders SET delivered_quantity = 1 WHERE order_id = 'o1'")
             try await f.setOutcome("o1", "full")
-            try await f.addAttempt(job: first, number: 1, result: "retry", errorClass: "http", httpStatus: 503, error: "HTTP 503")
+            try await f.addAttempt(
+                job: first,
+                number: 1,
+                result: "retry",
+                errorClass: "http",
+                httpStatus: 503,
+                error: "HTTP 503"
+            )
             try await f.addAttempt(job: first, number: 2, result: "verified", appleStatus: 0, httpStatus: 200)
 
             let detail = try await queries.show(orderID: "o1")
-            #expect(detail.order.outcome == "full" && detail.order.deliveredQuantity == 1 && detail.order.outcomeAt != nil)
+            #expect(
+                detail.order.outcome == "full" && detail.order.deliveredQuantity == 1 && detail.order.outcomeAt != nil
+            )
             #expect(detail.jobs.map(\.id) == [replaced, first])
             #expect(detail.jobs.first?.state == .superseded && detail.jobs.first?.supersededBy == first)
             #expect(detail.jobs.first?.attemptLog.isEmpty == true)

@@ -1,5 +1,6 @@
-@testable import ReceiptdCore
 import Testing
+
+@testable import ReceiptdCore
 
 @Suite struct PipelineTests {
     @Test func pipelineReturnsEachStatementsResultInOrder() async throws {
@@ -37,7 +38,9 @@ import Testing
             // The transaction is aborted, not committed: the caller rolls back, and nothing was written.
             try await f.connection.execute("ROLLBACK")
             #expect(try await f.connection.execute("SELECT count(*) AS n FROM marks").first?["n"] == "0")
-            let again = try await f.connection.withSession { try $0.pipeline([SQLStatement("SELECT $1::int AS n", [7])]) }
+            let again = try await f.connection.withSession {
+                try $0.pipeline([SQLStatement("SELECT $1::int AS n", [7])])
+            }
             #expect(again.first?.first?["n"] == "7")
         }
     }
@@ -51,7 +54,9 @@ import Testing
             try await f.connection.execute("ROLLBACK")
             #expect(try await f.connection.execute(sql, [5]).first?["doubled"] == "10")
             let prepared = try await f.connection.execute(
-                "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1", [sql]).first?["n"]
+                "SELECT count(*) AS n FROM pg_prepared_statements WHERE statement = $1",
+                [sql]
+            ).first?["n"]
             #expect(prepared == "1")
         }
     }
@@ -60,20 +65,29 @@ import Testing
     /// table: it once guessed a tenth of the queue for `LIMIT $1` and hash-joined the whole table.
     @Test func claimsGenericPlanReadsOnlyTheJobsItTakes() async throws {
         try await Fixture.with { f in
-            try await f.connection.execute("""
+            try await f.connection.execute(
+                """
                 SELECT count(iap.enqueue_receipt('q' || g, 'qu' || g, 'gems', 'e30=', 1)) FROM generate_series(1, 3000) g
-                """)
+                """
+            )
             try await f.connection.execute("ANALYZE iap.jobs")
             try await f.connection.execute("SET plan_cache_mode = force_generic_plan")
             // A fixed test statement: the SQL under test is the daemon's own text, nothing from outside.
-            try await f.connection.withSession { try $0.executeScript("PREPARE claim_under_test AS " + JobStore.claimSQL) }
-            let plan = try await f.connection.execute("EXPLAIN EXECUTE claim_under_test(5, 'test', '{receipt,transaction,google_purchase}', 'all')").rows
+            try await f.connection.withSession {
+                try $0.executeScript("PREPARE claim_under_test AS " + JobStore.claimSQL)
+            }
+            let plan = try await f.connection.execute(
+                "EXPLAIN EXECUTE claim_under_test(5, 'test', '{receipt,transaction,google_purchase}', 'all')"
+            ).rows
                 .compactMap { $0[0] }.joined(separator: "\n")
             #expect(plan.contains("jobs_pending_due"))
             #expect(!plan.contains("Seq Scan on jobs"))
             #expect(!plan.contains("Sort"))
-            let store = JobStore(pool: DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1),
-                                 owner: "test:1:plan", planner: DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x"))
+            let store = JobStore(
+                pool: DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1),
+                owner: "test:1:plan",
+                planner: DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
+            )
             #expect(try await store.claim(limit: 5).map(\.order.orderID) == ["q1", "q2", "q3", "q4", "q5"])
         }
     }

@@ -10,18 +10,26 @@ import Testing
         let second = try await f.enqueue("o1", receipt: Receipts.paying("2"))
         let paid = try await f.enqueue("o1", receipt: Receipts.paying("3"))
         try await f.setJob(paid, state: "succeeded")
-        try await f.connection.execute("""
+        try await f.connection.execute(
+            """
             INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, job_id)
             VALUES ('1000000003', 'o1', 'u1', 'gems', 1, $1)
-            """, [paid])
+            """,
+            [paid]
+        )
         let failed = try await f.enqueue("o2", receipt: Receipts.paying("4"))
         try await f.addAttempt(job: failed, number: 1, result: "rejected", appleStatus: 21003)
         try await f.setJob(failed, state: "failed")
-        try await f.connection.execute("UPDATE iap.jobs SET finished_at = now() - interval '2 days' WHERE finished_at IS NOT NULL")
+        try await f.connection.execute(
+            "UPDATE iap.jobs SET finished_at = now() - interval '2 days' WHERE finished_at IS NOT NULL"
+        )
         let young = try await f.enqueue("o3", receipt: Receipts.paying("5"))
         try await f.setJob(young, state: "succeeded", secondsAgo: 60)
         let active = try await f.enqueue("o4", receipt: Receipts.paying("6"))
-        try await f.connection.execute("UPDATE iap.jobs SET created_at = now() - interval '3 days' WHERE id = $1", [active])
+        try await f.connection.execute(
+            "UPDATE iap.jobs SET created_at = now() - interval '3 days' WHERE id = $1",
+            [active]
+        )
         return ([first, second, paid], failed, young, active)
     }
 
@@ -44,8 +52,12 @@ import Testing
             var rounds: [String?] = []
             for _ in 0..<4 { rounds.append(try await f.value("SELECT iap.purge_finished(interval '1 day', 1)")) }
             #expect(rounds == ["1", "1", "1", "0"])
-            #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE id = ANY ($1::bigint[])",
-                                      ["{\(seeded.chain[0]),\(seeded.chain[1]),\(seeded.failed)}"]) == "0")
+            #expect(
+                try await f.value(
+                    "SELECT count(*) FROM iap.jobs WHERE id = ANY ($1::bigint[])",
+                    ["{\(seeded.chain[0]),\(seeded.chain[1]),\(seeded.failed)}"]
+                ) == "0"
+            )
         }
     }
 
@@ -68,9 +80,13 @@ import Testing
 
     @Test func purgeRefusesNonsenseArguments() async throws {
         try await Fixture.with { f in
-            let zero = await #expect(throws: PostgresError.self) { try await f.value("SELECT iap.purge_finished(interval '1 day', 0)") }
+            let zero = await #expect(throws: PostgresError.self) {
+                try await f.value("SELECT iap.purge_finished(interval '1 day', 0)")
+            }
             #expect(zero?.sqlState == "22023")
-            let negative = await #expect(throws: PostgresError.self) { try await f.value("SELECT iap.purge_finished(interval '-1 day', 10)") }
+            let negative = await #expect(throws: PostgresError.self) {
+                try await f.value("SELECT iap.purge_finished(interval '-1 day', 10)")
+            }
             #expect(negative?.sqlState == "22023")
         }
     }

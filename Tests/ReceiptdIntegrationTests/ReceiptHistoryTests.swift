@@ -29,12 +29,16 @@ import Testing
             try await f.enqueue("paged", receipt: Self.receipt(history[0]), quantity: 5)
             try await f.withDaemons(settings: serverAPI(f)) { _ in try await f.waitUntilSettled() }
             let order = try await f.order("paged")
-            #expect(order["outcome"] == "full" && order["delivered_quantity"] == "5" && order["environment"] == "Production")
+            #expect(
+                order["outcome"] == "full" && order["delivered_quantity"] == "5" && order["environment"] == "Production"
+            )
             #expect(try await f.value("SELECT count(*) FROM iap.deliveries WHERE order_id = 'paged'") == "5")
             // Five transactions two to a page: three pages, each after the first asked from the revision before.
             let pages = historyRequests(f)
             #expect(pages.count == 3)
-            #expect(pages.allSatisfy { $0.transactionID == "9101" && $0.environment == .production && $0.httpStatus == 200 })
+            #expect(
+                pages.allSatisfy { $0.transactionID == "9101" && $0.environment == .production && $0.httpStatus == 200 }
+            )
             #expect(pages.first?.revision == nil && pages.dropFirst().allSatisfy { $0.revision != nil })
             #expect(Set(pages.compactMap(\.revision)).count == 2)
             #expect(f.standIn.recordedRequests().isEmpty, "verifyReceipt was not called")
@@ -51,7 +55,7 @@ import Testing
             #expect(order["outcome"] == "full" && order["environment"] == "Sandbox")
             let requests = historyRequests(f)
             #expect(requests.map(\.environment) == [.production, .sandbox])
-            #expect(requests.map(\.errorCode) == [4040010, nil])
+            #expect(requests.map(\.errorCode) == [4_040_010, nil])
             #expect(try await f.value("SELECT environment FROM iap.deliveries WHERE order_id = 'sandbox'") == "Sandbox")
         }
     }
@@ -77,7 +81,10 @@ import Testing
                 #expect(order["last_error"] == "receipt is not a PKCS#7 signedData container")
             }
             let unknown = try await f.order("unknown")
-            #expect(unknown["outcome"] == "invalid" && unknown["last_error"]?.contains("not found in production or sandbox") == true)
+            #expect(
+                unknown["outcome"] == "invalid"
+                    && unknown["last_error"]?.contains("not found in production or sandbox") == true
+            )
             #expect(historyRequests(f).map(\.transactionID) == ["9302", "9302"])
         }
     }
@@ -97,8 +104,12 @@ import Testing
             try await f.withDaemons(settings: serverAPI(f)) { _ in try await f.waitUntilSettled() }
             let order = try await f.order("by-receipt")
             #expect(order["outcome"] == "partial" && order["delivered_quantity"] == "1")
-            #expect(try await f.value("SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries")
-                    == "9401→by-id,9402→by-receipt")
+            #expect(
+                try await f.value(
+                    "SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries"
+                )
+                    == "9401→by-id,9402→by-receipt"
+            )
         }
     }
 
@@ -112,11 +123,18 @@ import Testing
             f.standIn.register(history: [victims])
             let cases: [(order: String, signer: AppleReceiptTestChain?, error: String)] = [
                 ("unsigned", nil, "receipt is not signed: its PKCS#7 container has no signer"),
-                ("foreign", foreign, "receipt's certificate chain does not verify to a trusted receipt root at its creation date"),
+                (
+                    "foreign", foreign,
+                    "receipt's certificate chain does not verify to a trusted receipt root at its creation date"
+                ),
                 ("leaf-oid", noLeafOID, "receipt's signing certificate lacks Apple's OID 1.2.840.113635.100.6.11.1"),
             ]
             for (index, item) in cases.enumerated() {
-                try await f.enqueue(item.order, user: "thief\(index)", receipt: AppReceiptBuilder(inApp: [victims], signer: item.signer).encoded())
+                try await f.enqueue(
+                    item.order,
+                    user: "thief\(index)",
+                    receipt: AppReceiptBuilder(inApp: [victims], signer: item.signer).encoded()
+                )
             }
             // The OID-less chain's root is trusted, so only the OID check can refuse it.
             let settings = f.settings {
@@ -127,7 +145,10 @@ import Testing
             for item in cases {
                 let order = try await f.order(item.order)
                 #expect(order["outcome"] == "invalid" && order["attempts"] == "1", "\(item.order)")
-                #expect(order["last_error"]?.hasPrefix(item.error) == true, "\(item.order): \(order["last_error"] ?? "nil")")
+                #expect(
+                    order["last_error"]?.hasPrefix(item.error) == true,
+                    "\(item.order): \(order["last_error"] ?? "nil")"
+                )
             }
             #expect(f.standIn.recordedServerAPIRequests().isEmpty, "the Server API was not asked")
             #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "0")
@@ -143,15 +164,25 @@ import Testing
     /// intermediate expired 2025-01-24): the chain is checked at the receipt's creation date, not today.
     @Test func aReceiptVerifiesAtItsCreationDateAfterItsChainExpired() async throws {
         let day: TimeInterval = 86_400
-        let expired = try AppleReceiptTestChain.generate(notValidBefore: Date() - 3 * 365 * day, notValidAfter: Date() - 365 * day)
+        let expired = try AppleReceiptTestChain.generate(
+            notValidBefore: Date() - 3 * 365 * day,
+            notValidAfter: Date() - 365 * day
+        )
         try await Fixture.with { f in
             let old = Self.payload("9601")
             let late = Self.payload("9602")
             f.standIn.register(history: [old])
             f.standIn.register(history: [late])
-            try await f.enqueue("made-then", receipt: AppReceiptBuilder(inApp: [old], creationDate: Date() - 2 * 365 * day, signer: expired).encoded())
-            try await f.enqueue("made-today", user: "u2",
-                                receipt: AppReceiptBuilder(inApp: [late], creationDate: Date(), signer: expired).encoded())
+            try await f.enqueue(
+                "made-then",
+                receipt: AppReceiptBuilder(inApp: [old], creationDate: Date() - 2 * 365 * day, signer: expired)
+                    .encoded()
+            )
+            try await f.enqueue(
+                "made-today",
+                user: "u2",
+                receipt: AppReceiptBuilder(inApp: [late], creationDate: Date(), signer: expired).encoded()
+            )
             let settings = f.settings {
                 $0.storeKit.receiptVerifier = .serverAPI
                 $0.storeKit.receiptRoots = [expired.root]

@@ -25,8 +25,10 @@ extension ReceiptdBinary {
         while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        return Run(status: process.terminationStatus,
-                   stdout: String(decoding: try Data(contentsOf: paths[0]), as: UTF8.self),
-                   stderr: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self))
+        return Run(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: paths[0]), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self)
+        )
     }
 }

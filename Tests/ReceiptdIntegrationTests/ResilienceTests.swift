@@ -43,8 +43,10 @@ import Testing
     }
 
     @Test func theCircuitBreakerHoldsBackARetryStorm() async throws {
-        let standIn = AppStoreStandIn(configuration: .init(unavailableRate: 1),
-                                      logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let standIn = AppStoreStandIn(
+            configuration: .init(unavailableRate: 1),
+            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await standIn.start()
         do {
             try await stormAgainst(standIn)
@@ -57,7 +59,9 @@ import Testing
 
     private func stormAgainst(_ standIn: AppStoreStandIn) async throws {
         try await Fixture.with { f in
-            for index in 0..<40 { try await f.enqueue("o\(index)", user: "u\(index)", receipt: Receipts.paying("52\(index)")) }
+            for index in 0..<40 {
+                try await f.enqueue("o\(index)", user: "u\(index)", receipt: Receipts.paying("52\(index)"))
+            }
             let settings = f.settings {
                 $0.apple.productionURL = standIn.productionURL
                 $0.daemon.maxAttempts = 1_000
@@ -76,7 +80,9 @@ import Testing
 
     @Test func theCircuitBreakerResumesOnItsOwnAfterAnOutage() async throws {
         try await Fixture.with { f in
-            for index in 0..<30 { try await f.enqueue("o\(index)", user: "u\(index)", receipt: Receipts.paying("53\(index)")) }
+            for index in 0..<30 {
+                try await f.enqueue("o\(index)", user: "u\(index)", receipt: Receipts.paying("53\(index)"))
+            }
             f.standIn.setOutage(true)
             let settings = f.settings {
                 $0.daemon.maxAttempts = 1_000

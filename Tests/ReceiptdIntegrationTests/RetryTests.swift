@@ -36,12 +36,23 @@ import Testing
 
     @Test func terminalAnswersAreNotRetried() async throws {
         try await Fixture.with { f in
-            try await f.enqueue("not-retryable", user: "a", receipt: receipt("901", script: [.appleStatus(21100, isRetryable: false)]))
-            try await f.enqueue("malformed", user: "b", receipt: receipt("902", script: Array(repeating: .appleStatus(21002), count: 5)))
+            try await f.enqueue(
+                "not-retryable",
+                user: "a",
+                receipt: receipt("901", script: [.appleStatus(21100, isRetryable: false)])
+            )
+            try await f.enqueue(
+                "malformed",
+                user: "b",
+                receipt: receipt("902", script: Array(repeating: .appleStatus(21002), count: 5))
+            )
             try await f.enqueue("expired", user: "c", receipt: SyntheticReceipt(status: 21006).encoded())
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let notRetryable = try await f.order("not-retryable")
-            #expect(notRetryable["outcome"] == "invalid" && notRetryable["attempts"] == "1" && notRetryable["state"] == "failed")
+            #expect(
+                notRetryable["outcome"] == "invalid" && notRetryable["attempts"] == "1"
+                    && notRetryable["state"] == "failed"
+            )
             let malformed = try await f.order("malformed")
             #expect(malformed["outcome"] == "invalid" && malformed["attempts"] == "3")
             #expect(try await f.order("expired")["outcome"] == "invalid")
@@ -67,9 +78,14 @@ import Testing
             let job = try await f.enqueue("o1", receipt: receipt("1101", script: [.httpStatus(429, retryAfter: "30")]))
             try await f.withDaemons { _ in
                 try await f.waitUntil { try await f.value("SELECT attempts FROM iap.jobs WHERE id = $1", [job]) == "1" }
-                try await f.waitUntil { try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [job]) == "pending" }
+                try await f.waitUntil {
+                    try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [job]) == "pending"
+                }
             }
-            let wait = try await f.value("SELECT extract(epoch FROM run_at - now())::int FROM iap.jobs WHERE id = $1", [job])
+            let wait = try await f.value(
+                "SELECT extract(epoch FROM run_at - now())::int FROM iap.jobs WHERE id = $1",
+                [job]
+            )
             #expect((Int(wait ?? "") ?? 0) >= 25)
             #expect(try await f.order("o1")["last_error"]?.contains("429") == true)
         }
@@ -77,11 +93,17 @@ import Testing
 
     @Test func aTimeoutIsRetried() async throws {
         try await Fixture.with { f in
-            let job = try await f.enqueue("o1", receipt: receipt("1201", script: [ScriptStep(delayMilliseconds: 8_000)]))
+            let job = try await f.enqueue(
+                "o1",
+                receipt: receipt("1201", script: [ScriptStep(delayMilliseconds: 8_000)])
+            )
             let settings = f.settings { $0.apple.requestTimeout = .seconds(2) }
             try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
             #expect(try await f.order("o1")["outcome"] == "full")
-            let first = try await f.row("SELECT result, error_class, duration_ms FROM iap.attempts WHERE job_id = $1 AND attempt = 1", [job])
+            let first = try await f.row(
+                "SELECT result, error_class, duration_ms FROM iap.attempts WHERE job_id = $1 AND attempt = 1",
+                [job]
+            )
             #expect(first["result"] == "retry" && first["error_class"] == "transport")
             #expect((Int(first["duration_ms"] ?? "") ?? 0) < 7_000, "the timeout, not the stand-in, ended the call")
         }
@@ -104,13 +126,19 @@ import Testing
 
     @Test func everyAttemptIsWrittenToTheHistory() async throws {
         try await Fixture.with { f in
-            let job = try await f.enqueue("o1", receipt: receipt("1401", script: [.httpStatus(503), .appleStatus(21005)]))
+            let job = try await f.enqueue(
+                "o1",
+                receipt: receipt("1401", script: [.httpStatus(503), .appleStatus(21005)])
+            )
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
-            let rows = try await f.connection.execute("""
+            let rows = try await f.connection.execute(
+                """
                 SELECT attempt, result, http_status, apple_status, environment, error_class, daemon IS NOT NULL AS has_daemon,
                        duration_ms >= 0 AS timed
                 FROM iap.attempts WHERE job_id = $1 ORDER BY attempt
-                """, [job]).namedRows
+                """,
+                [job]
+            ).namedRows
             #expect(rows.map { $0["attempt"] } == ["1", "2", "3"])
             #expect(rows.map { $0["result"] } == ["retry", "retry", "verified"])
             #expect(rows.map { $0["http_status"] } == ["503", "200", "200"])

@@ -27,14 +27,21 @@ import Testing
         }
         for name in names {
             let connection = try await PostgresConnection.connect(cluster.connectionString(database: name))
-            let row = try #require(try await connection.execute("""
-                SELECT (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'receiptd\\_%') AS roles,
-                       has_function_privilege('receiptd_app', 'iap.enqueue_receipt(text, text, text, text, int)', 'EXECUTE') AS app,
-                       has_table_privilege('receiptd_operator', 'iap.recent_failures', 'SELECT') AS operator,
-                       has_table_privilege('receiptd_worker', 'iap.jobs', 'DELETE') AS worker_deletes
-                """).first)
+            let row = try #require(
+                try await connection.execute(
+                    """
+                    SELECT (SELECT count(*) FROM pg_roles WHERE rolname LIKE 'receiptd\\_%') AS roles,
+                           has_function_privilege('receiptd_app', 'iap.enqueue_receipt(text, text, text, text, int)', 'EXECUTE') AS app,
+                           has_table_privilege('receiptd_operator', 'iap.recent_failures', 'SELECT') AS operator,
+                           has_table_privilege('receiptd_worker', 'iap.jobs', 'DELETE') AS worker_deletes
+                    """
+                ).first
+            )
             await connection.close()
-            #expect(row["roles"] == "3" && row["app"] == "t" && row["operator"] == "t" && row["worker_deletes"] == "f", "\(name)")
+            #expect(
+                row["roles"] == "3" && row["app"] == "t" && row["operator"] == "t" && row["worker_deletes"] == "f",
+                "\(name)"
+            )
         }
     }
 }

@@ -23,9 +23,14 @@ import Testing
         try await Fixture.with { f in
             let app = try await f.loginRole(in: "receiptd_app")
             let connection = try await PostgresConnection.connect(app)
-            let enqueued = try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4) AS id",
-                                                        ["o1", "u1", "gems", Receipts.paying("1")])
-            let transaction = try await connection.execute("SELECT iap.enqueue_transaction($1, $2, $3, $4) AS id", ["o2", "u1", "gems", "42"])
+            let enqueued = try await connection.execute(
+                "SELECT iap.enqueue_receipt($1, $2, $3, $4) AS id",
+                ["o1", "u1", "gems", Receipts.paying("1")]
+            )
+            let transaction = try await connection.execute(
+                "SELECT iap.enqueue_transaction($1, $2, $3, $4) AS id",
+                ["o2", "u1", "gems", "42"]
+            )
             await connection.close()
             #expect(try #require(transaction.first).int("id") > 0)
             let id = try #require(enqueued.first).int("id")
@@ -36,9 +41,17 @@ import Testing
             #expect(try await failure(of: "UPDATE iap.jobs SET state = 'cancelled'", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.retry_order('o1')", as: app) == permissionDenied)
             #expect(try await failure(of: "SELECT iap.cancel_order('o1')", as: app) == permissionDenied)
-            #expect(try await failure(of: "SELECT iap.enqueue_job('f', 'receipt', 'o9', 'u1', 'gems', 'QUFB', 1, NULL, NULL)", as: app)
-                == permissionDenied)
-            #expect(try await failure(of: "UPDATE iap.api_pacing SET blocked_until = 'infinity'", as: app) == permissionDenied)
+            #expect(
+                try await failure(
+                    of: "SELECT iap.enqueue_job('f', 'receipt', 'o9', 'u1', 'gems', 'QUFB', 1, NULL, NULL)",
+                    as: app
+                )
+                    == permissionDenied
+            )
+            #expect(
+                try await failure(of: "UPDATE iap.api_pacing SET blocked_until = 'infinity'", as: app)
+                    == permissionDenied
+            )
         }
     }
 
@@ -50,11 +63,24 @@ import Testing
 
             #expect(try await failure(of: "UPDATE iap.jobs SET state = 'pending'", as: operatorURL) == permissionDenied)
             #expect(try await failure(of: "DELETE FROM iap.attempts", as: operatorURL) == permissionDenied)
-            #expect(try await failure(of: "INSERT INTO iap.orders (order_id, user_id, product_id) VALUES ('x', 'u', 'p')",
-                                      as: operatorURL) == permissionDenied)
-            #expect(try await failure(of: "SELECT iap.purge_finished(interval '1 day', 10)", as: operatorURL) == permissionDenied)
-            #expect(try await failure(of: "SELECT iap.enqueue_receipt('o2', 'u1', 'gems', 'QUFB')", as: operatorURL) == permissionDenied)
-            for view in ["queue_summary", "recent_retries", "stuck_jobs", "recent_failures", "orders", "jobs", "attempts", "deliveries"] {
+            #expect(
+                try await failure(
+                    of: "INSERT INTO iap.orders (order_id, user_id, product_id) VALUES ('x', 'u', 'p')",
+                    as: operatorURL
+                ) == permissionDenied
+            )
+            #expect(
+                try await failure(of: "SELECT iap.purge_finished(interval '1 day', 10)", as: operatorURL)
+                    == permissionDenied
+            )
+            #expect(
+                try await failure(of: "SELECT iap.enqueue_receipt('o2', 'u1', 'gems', 'QUFB')", as: operatorURL)
+                    == permissionDenied
+            )
+            for view in [
+                "queue_summary", "recent_retries", "stuck_jobs", "recent_failures", "orders", "jobs", "attempts",
+                "deliveries",
+            ] {
                 #expect(try await failure(of: "SELECT * FROM iap.\(view)", as: operatorURL) == nil, "\(view)")
             }
 
@@ -66,17 +92,21 @@ import Testing
             let detail = try await queries.show(orderID: "o1")
             await connection.close()
             #expect(cancelled.jobID == retried.jobID && status.jobs(in: .cancelled) == 1 && detail.jobs.count == 2)
-            #expect(try await f.value("SELECT last_error FROM iap.jobs WHERE id = $1", [retried.jobID])
-                    == "cancelled by \(f.database.name)_operator")
+            #expect(
+                try await f.value("SELECT last_error FROM iap.jobs WHERE id = $1", [retried.jobID])
+                    == "cancelled by \(f.database.name)_operator"
+            )
         }
     }
 
     @Test func theWorkerRunsTheDaemonButCannotChangeTheSchema() async throws {
         try await Fixture.with { f in
             let worker = try await f.loginRole(in: "receiptd_worker")
-            for statement in ["DROP TABLE iap.deliveries", "TRUNCATE iap.jobs", "CREATE TABLE iap.scratch (id int)",
-                              "DELETE FROM iap.deliveries", "DELETE FROM iap.jobs", "ALTER TABLE iap.orders ADD COLUMN x int",
-                              "SELECT iap.retry_order('o1')", "SELECT iap.enqueue_receipt('o2', 'u1', 'gems', 'QUFB')"] {
+            for statement in [
+                "DROP TABLE iap.deliveries", "TRUNCATE iap.jobs", "CREATE TABLE iap.scratch (id int)",
+                "DELETE FROM iap.deliveries", "DELETE FROM iap.jobs", "ALTER TABLE iap.orders ADD COLUMN x int",
+                "SELECT iap.retry_order('o1')", "SELECT iap.enqueue_receipt('o2', 'u1', 'gems', 'QUFB')",
+            ] {
                 let state = try await failure(of: statement, as: worker)
                 // Dropping or altering someone else's table is refused as "must be owner" (also 42501).
                 #expect(state == permissionDenied, "\(statement)")
@@ -86,22 +116,34 @@ import Testing
             try await f.enqueue("o1", receipt: Receipts.paying("1000000001"))
             // A transaction id too: the Server API's shared pacing is the worker's to write.
             let token = UUID()
-            f.standIn.register(SignedTransactionPayload(transactionId: "2000000001", productId: "gems",
-                                                        appAccountToken: token.uuidString.lowercased()))
+            f.standIn.register(
+                SignedTransactionPayload(
+                    transactionId: "2000000001",
+                    productId: "gems",
+                    appAccountToken: token.uuidString.lowercased()
+                )
+            )
             try await f.enqueue("o2", user: "u2", transaction: "2000000001", appAccountToken: token)
-            try await f.withDaemons(settings: f.settings { $0.databaseURL = worker }) { _ in try await f.waitUntilSettled() }
+            try await f.withDaemons(settings: f.settings { $0.databaseURL = worker }) { _ in
+                try await f.waitUntilSettled()
+            }
             #expect(try await f.order("o2")["outcome"] == "full")
             let order = try await f.order("o1")
             #expect(order["outcome"] == "full" && order["state"] == "succeeded")
-            #expect(try await f.value("SELECT job_id FROM iap.deliveries WHERE transaction_id = '1000000001'") == order["id"])
+            #expect(
+                try await f.value("SELECT job_id FROM iap.deliveries WHERE transaction_id = '1000000001'")
+                    == order["id"]
+            )
         }
     }
 
     @Test func aRoleInNoGroupCannotCallTheFunctionsThatRunAsTheirOwner() async throws {
         try await Fixture.with { f in
             let nobody = try await f.loginRole(in: nil)
-            for call in ["SELECT iap.enqueue_receipt('o1', 'u1', 'gems', 'QUFB')", "SELECT iap.retry_order('o1')",
-                         "SELECT iap.cancel_order('o1')", "SELECT iap.purge_finished(interval '1 day', 10)"] {
+            for call in [
+                "SELECT iap.enqueue_receipt('o1', 'u1', 'gems', 'QUFB')", "SELECT iap.retry_order('o1')",
+                "SELECT iap.cancel_order('o1')", "SELECT iap.purge_finished(interval '1 day', 10)",
+            ] {
                 #expect(try await failure(of: call, as: nobody) == permissionDenied, "\(call)")
             }
         }

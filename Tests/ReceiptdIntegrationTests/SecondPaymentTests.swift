@@ -19,14 +19,21 @@ import Testing
             #expect(try await f.enqueue("sk2", transaction: first) == filling)
             let paying = try await f.enqueue("sk2", transaction: second)
             #expect(paying != filling)
-            #expect(try await f.value("SELECT state || '/' || kind FROM iap.jobs WHERE id = $1", [paying]) == "pending/transaction")
+            #expect(
+                try await f.value("SELECT state || '/' || kind FROM iap.jobs WHERE id = $1", [paying])
+                    == "pending/transaction"
+            )
             #expect(try await f.enqueue("sk2", transaction: first) == filling)
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
 
-            let payment = try await f.row("SELECT transaction_id, order_id, user_id, job_id FROM iap.unclaimed_payments")
+            let payment = try await f.row(
+                "SELECT transaction_id, order_id, user_id, job_id FROM iap.unclaimed_payments"
+            )
             #expect(payment["transaction_id"] == "8002" && payment["order_id"] == "sk2" && payment["user_id"] == "u1")
             #expect(payment["job_id"] == String(paying))
-            let order = try await f.row("SELECT outcome::text, delivered_quantity, status::text FROM iap.orders WHERE order_id = 'sk2'")
+            let order = try await f.row(
+                "SELECT outcome::text, delivered_quantity, status::text FROM iap.orders WHERE order_id = 'sk2'"
+            )
             #expect(order["outcome"] == "full" && order["delivered_quantity"] == "1" && order["status"] == "verified")
             #expect(try await f.value("SELECT string_agg(transaction_id, ',') FROM iap.deliveries") == "8001")
             #expect(try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [paying]) == "succeeded")
@@ -52,10 +59,18 @@ import Testing
             #expect(paying != filling)
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             #expect(f.standIn.recordedRequests().filter { $0.receiptData == both }.count == 1)
-            #expect(try await f.value("SELECT transaction_id || '/' || job_id FROM iap.unclaimed_payments") == "8102/\(paying)")
-            let order = try await f.row("SELECT outcome::text, delivered_quantity FROM iap.orders WHERE order_id = 'o1'")
+            #expect(
+                try await f.value("SELECT transaction_id || '/' || job_id FROM iap.unclaimed_payments")
+                    == "8102/\(paying)"
+            )
+            let order = try await f.row(
+                "SELECT outcome::text, delivered_quantity FROM iap.orders WHERE order_id = 'o1'"
+            )
             #expect(order["outcome"] == "full" && order["delivered_quantity"] == "1")
-            #expect(try await f.value("SELECT string_agg(transaction_id || ':' || quantity, ',') FROM iap.deliveries") == "8101:1")
+            #expect(
+                try await f.value("SELECT string_agg(transaction_id || ':' || quantity, ',') FROM iap.deliveries")
+                    == "8101:1"
+            )
             #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('u1')") == "1")
             #expect(try await f.enqueue("o1", receipt: both) == paying)
         }

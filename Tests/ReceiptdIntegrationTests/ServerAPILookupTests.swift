@@ -10,13 +10,27 @@ import Testing
     /// transaction pays nothing (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`).
     private static let token = UUID()
 
-    private static func payload(_ id: String, environment: String = "Production", token: UUID? = Self.token) -> SignedTransactionPayload {
-        SignedTransactionPayload(transactionId: id, productId: "gems", environment: environment,
-                                 appAccountToken: token?.uuidString.lowercased())
+    private static func payload(
+        _ id: String,
+        environment: String = "Production",
+        token: UUID? = Self.token
+    ) -> SignedTransactionPayload {
+        SignedTransactionPayload(
+            transactionId: id,
+            productId: "gems",
+            environment: environment,
+            appAccountToken: token?.uuidString.lowercased()
+        )
     }
 
     /// `iap.enqueue_transaction` of a transaction id with ``token`` (or another, or none).
-    private func enqueue(_ f: Fixture, _ order: String, user: String = "u1", id: String, token: UUID? = Self.token) async throws {
+    private func enqueue(
+        _ f: Fixture,
+        _ order: String,
+        user: String = "u1",
+        id: String,
+        token: UUID? = Self.token
+    ) async throws {
         try await f.enqueue(order, user: user, transaction: id, appAccountToken: token)
     }
 
@@ -32,12 +46,17 @@ import Testing
             let sandbox = try await f.order("sandbox")
             #expect(sandbox["outcome"] == "full" && sandbox["environment"] == "Sandbox")
             let nowhere = try await f.order("nowhere")
-            #expect(nowhere["outcome"] == "invalid" && nowhere["last_error"]?.contains("not found in production or sandbox") == true)
+            #expect(
+                nowhere["outcome"] == "invalid"
+                    && nowhere["last_error"]?.contains("not found in production or sandbox") == true
+            )
             let requests = f.standIn.recordedServerAPIRequests()
             #expect(requests.allSatisfy { $0.bearerFailure == nil })
             #expect(requests.filter { $0.transactionID == "8002" }.map(\.environment) == [.production, .sandbox])
             #expect(requests.filter { $0.transactionID == "8001" }.map(\.environment) == [.production])
-            #expect(try await f.value("SELECT environment FROM iap.deliveries WHERE transaction_id = '8002'") == "Sandbox")
+            #expect(
+                try await f.value("SELECT environment FROM iap.deliveries WHERE transaction_id = '8002'") == "Sandbox"
+            )
         }
     }
 
@@ -46,19 +65,26 @@ import Testing
         try await Fixture.with(standIn: { $0.serverAPIKey = wrongKey.publicKey }) { f in
             f.standIn.register(Self.payload("8101"))
             try await enqueue(f, "locked-out", id: "8101")
-            try await f.withDaemons(settings: f.settings { $0.daemon.maxAttempts = 2 }) { _ in try await f.waitUntilSettled() }
+            try await f.withDaemons(settings: f.settings { $0.daemon.maxAttempts = 2 }) { _ in
+                try await f.waitUntilSettled()
+            }
             let order = try await f.order("locked-out")
             #expect(order["state"] == "failed" && order["attempts"] == "2")
             #expect(order["last_error"]?.contains("HTTP 401") == true)
             #expect(try await f.value("SELECT count(*) FROM iap.attempts WHERE error_class = 'credentials'") == "2")
-            #expect(f.standIn.recordedServerAPIRequests().allSatisfy { $0.httpStatus == 401 && $0.bearerFailure != nil })
+            #expect(
+                f.standIn.recordedServerAPIRequests().allSatisfy { $0.httpStatus == 401 && $0.bearerFailure != nil }
+            )
         }
     }
 
     @Test func transientErrorsAreRetried() async throws {
         try await Fixture.with { f in
             // The last is a 404 without Apple's JSON (a wrong URL, a proxy): it says nothing about the transaction.
-            let steps = [ScriptStep(http: 500), ScriptStep(errorCode: 5000001), ScriptStep(errorCode: 4040002), ScriptStep(http: 404)]
+            let steps = [
+                ScriptStep(http: 500), ScriptStep(errorCode: 5_000_001), ScriptStep(errorCode: 4_040_002),
+                ScriptStep(http: 404),
+            ]
             f.standIn.register(Self.payload("8201"), script: steps)
             try await enqueue(f, "flaky", id: "8201")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
@@ -69,7 +95,7 @@ import Testing
 
     @Test func anAppleErrorCodeOtherThanTheTransientOnesIsInvalid() async throws {
         try await Fixture.with { f in
-            f.standIn.register(Self.payload("8501"), script: [ScriptStep(http: 400, errorCode: 4000006)])
+            f.standIn.register(Self.payload("8501"), script: [ScriptStep(http: 400, errorCode: 4_000_006)])
             try await enqueue(f, "bad-id", id: "8501")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let order = try await f.order("bad-id")
@@ -80,7 +106,10 @@ import Testing
     @Test func retryAfterHoldsEveryDaemon() async throws {
         try await Fixture.with { f in
             let until = Int64((Date().timeIntervalSince1970 + 1.5) * 1000)
-            f.standIn.register(Self.payload("8301"), script: [ScriptStep(retryAfter: String(until), errorCode: 4290000)])
+            f.standIn.register(
+                Self.payload("8301"),
+                script: [ScriptStep(retryAfter: String(until), errorCode: 4_290_000)]
+            )
             try await enqueue(f, "limited", id: "8301")
             try await f.withDaemons(count: 2) { _ in
                 // Once the daemon has written the API's Retry-After for every daemon to see.
@@ -91,7 +120,8 @@ import Testing
                 }
                 try await f.waitUntilSettled()
             }
-            let limitedAt = try #require(f.standIn.recordedServerAPIRequests().first { $0.httpStatus == 429 }).receivedAt
+            let limitedAt = try #require(f.standIn.recordedServerAPIRequests().first { $0.httpStatus == 429 })
+                .receivedAt
             let later = f.standIn.recordedServerAPIRequests().filter { $0.receivedAt > limitedAt }
             #expect(later.count == 11)
             #expect(later.allSatisfy { $0.receivedAt.timeIntervalSince1970 * 1000 >= Double(until) - 5 })
@@ -144,20 +174,31 @@ import Testing
 
             let stolen = try await f.order("stolen")
             #expect(stolen["outcome"] == "unmatched" && stolen["delivered_quantity"] == "0")
-            #expect(stolen["last_error"]?.contains(
-                "transaction 8701 was looked up by its id and carries another appAccountToken than the order's app_account_token") == true)
+            #expect(
+                stolen["last_error"]?.contains(
+                    "transaction 8701 was looked up by its id and carries another appAccountToken than the order's app_account_token"
+                ) == true
+            )
             #expect(stolen["last_error"]?.contains("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject") == true)
             let tokenless = try await f.order("tokenless")
             #expect(tokenless["outcome"] == "unmatched")
-            #expect(tokenless["last_error"]?.contains(
-                "transaction 8702 was looked up by its id and carries no appAccountToken, and the order has no app_account_token") == true)
+            #expect(
+                tokenless["last_error"]?.contains(
+                    "transaction 8702 was looked up by its id and carries no appAccountToken, and the order has no app_account_token"
+                ) == true
+            )
             #expect(try await f.order("own")["outcome"] == "full")
-            let ledger = "SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries"
+            let ledger =
+                "SELECT string_agg(transaction_id || '→' || order_id, ',' ORDER BY transaction_id) FROM iap.deliveries"
             #expect(try await f.value(ledger) == "8703→own")
-            #expect(try await f.value("""
-                SELECT string_agg(transaction_id || ':' || user_id || ':' || order_id, ',' ORDER BY transaction_id)
-                FROM iap.unclaimed_payments WHERE assigned_at IS NULL
-                """) == "8701:mallory:stolen,8702:trent:tokenless")
+            #expect(
+                try await f.value(
+                    """
+                    SELECT string_agg(transaction_id || ':' || user_id || ':' || order_id, ',' ORDER BY transaction_id)
+                    FROM iap.unclaimed_payments WHERE assigned_at IS NULL
+                    """
+                ) == "8701:mallory:stolen,8702:trent:tokenless"
+            )
 
             // The victim's own order, with its token, still gets the purchase; the operator assigns the other one.
             try await enqueue(f, "victims", user: "victor", id: "8701", token: victim)
@@ -191,11 +232,16 @@ import Testing
     @Test func anAnswerAboutAnotherEnvironmentsTransactionIsInvalid() async throws {
         try await Fixture.with { f in
             let sandboxSigned = f.standIn.testChain.signedTransaction(Self.payload("8901", environment: "Sandbox"))
-            f.standIn.register(Self.payload("8901"), script: [ScriptStep(raw: "{\"signedTransactionInfo\":\"\(sandboxSigned)\"}")])
+            f.standIn.register(
+                Self.payload("8901"),
+                script: [ScriptStep(raw: "{\"signedTransactionInfo\":\"\(sandboxSigned)\"}")]
+            )
             try await enqueue(f, "crossed", id: "8901")
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             let order = try await f.order("crossed")
-            #expect(order["outcome"] == "invalid" && order["last_error"] == "Production answer holds a Sandbox transaction")
+            #expect(
+                order["outcome"] == "invalid" && order["last_error"] == "Production answer holds a Sandbox transaction"
+            )
             #expect(f.standIn.recordedServerAPIRequests().map(\.environment) == [.production])
             #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "0")
         }

@@ -7,10 +7,13 @@ import NIOCore
 extension StandInKnobTests {
     /// Runs `body` against a started stand-in with `configuration` and an HTTP client, then shuts both down.
     func withStandIn(
-        _ configuration: AppStoreStandIn.Configuration, _ body: (AppStoreStandIn, HTTPClient) async throws -> Void
+        _ configuration: AppStoreStandIn.Configuration,
+        _ body: (AppStoreStandIn, HTTPClient) async throws -> Void
     ) async throws {
-        let standIn = AppStoreStandIn(configuration: configuration,
-                                      logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() }))
+        let standIn = AppStoreStandIn(
+            configuration: configuration,
+            logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         _ = try await standIn.start()
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
         do {
@@ -25,7 +28,12 @@ extension StandInKnobTests {
     }
 
     /// POSTs a verifyReceipt body for `receipt` and returns the answer's body.
-    func post(_ receipt: String, to url: String, client: HTTPClient, timeout: TimeAmount = .seconds(5)) async throws -> String {
+    func post(
+        _ receipt: String,
+        to url: String,
+        client: HTTPClient,
+        timeout: TimeAmount = .seconds(5)
+    ) async throws -> String {
         var request = HTTPClientRequest(url: url)
         request.method = .POST
         request.body = .bytes(ByteBuffer(string: #"{"receipt-data":"\#(receipt)"}"#))

@@ -1,9 +1,10 @@
 import AsyncHTTPClient
-@testable import FakeAppStore
 import Foundation
 import Logging
 import NIOCore
 import Testing
+
+@testable import FakeAppStore
 
 /// The stand-in's load-test knobs: log-normal latency, calls that never end, sandbox receipts.
 @Suite struct StandInKnobTests {
@@ -15,14 +16,20 @@ import Testing
         let p99 = draws[draws.count * 99 / 100]
         #expect(abs(p99 - 200) <= 20, "p99 \(p99)")
         #expect(draws.first! >= 0)
-        var first = SplitMix64(seed: 7), second = SplitMix64(seed: 7)
+        var first = SplitMix64(seed: 7)
+        var second = SplitMix64(seed: 7)
         #expect((0..<5).map { _ in latency.draw(using: &first) } == (0..<5).map { _ in latency.draw(using: &second) })
     }
 
     @Test func latencySpecificationsParse() {
         #expect(AppStoreStandIn.Latency(specification: "fixed:250") == .fixed(milliseconds: 250))
-        #expect(AppStoreStandIn.Latency(specification: "uniform:5-30") == .uniform(minMilliseconds: 5, maxMilliseconds: 30))
-        #expect(AppStoreStandIn.Latency(specification: "lognormal:40,200") == .logNormal(medianMilliseconds: 40, p99Milliseconds: 200))
+        #expect(
+            AppStoreStandIn.Latency(specification: "uniform:5-30") == .uniform(minMilliseconds: 5, maxMilliseconds: 30)
+        )
+        #expect(
+            AppStoreStandIn.Latency(specification: "lognormal:40,200")
+                == .logNormal(medianMilliseconds: 40, p99Milliseconds: 200)
+        )
         for bad in ["250", "fixed:-1", "uniform:30-5", "uniform:5", "lognormal:40", "lognormal:200,40", "gauss:1,2"] {
             #expect(AppStoreStandIn.Latency(specification: bad) == nil, "\(bad)")
         }
@@ -32,7 +39,12 @@ import Testing
         try await withStandIn(.init(timeoutRate: 1)) { standIn, client in
             let started = ContinuousClock.now
             await #expect(throws: (any Error).self) {
-                _ = try await post(Receipts.paying("1"), to: standIn.productionURL, client: client, timeout: .milliseconds(400))
+                _ = try await post(
+                    Receipts.paying("1"),
+                    to: standIn.productionURL,
+                    client: client,
+                    timeout: .milliseconds(400)
+                )
             }
             #expect(ContinuousClock.now - started >= .milliseconds(350))
             try await eventually { standIn.recordedRequests().first?.abortedByClient == true }

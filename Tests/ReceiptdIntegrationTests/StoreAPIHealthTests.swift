@@ -2,8 +2,9 @@ import FakeAppStore
 import Foundation
 import Logging
 import Prometheus
-@testable import ReceiptdCore
 import Testing
+
+@testable import ReceiptdCore
 
 /// Per-API health and claims by kind: a failing store API pauses only the jobs that need it, and a daemon claims
 /// only the job kinds it knows.
@@ -11,8 +12,10 @@ import Testing
     private static let quiet = Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
 
     private func enqueueGoogle(_ f: Fixture, _ order: String, user: String, orderID: String) async throws {
-        try await f.connection.execute("SELECT iap.enqueue_google_purchase($1, $2, 'gems', $3, 1)",
-                                       [order, user, SyntheticPurchaseToken(productID: "gems", orderID: orderID).encoded()])
+        try await f.connection.execute(
+            "SELECT iap.enqueue_google_purchase($1, $2, 'gems', $3, 1)",
+            [order, user, SyntheticPurchaseToken(productID: "gems", orderID: orderID).encoded()]
+        )
     }
 
     /// Google answering 403 for every token (a service account not yet granted) used to pause claiming for every
@@ -24,7 +27,9 @@ import Testing
             _ = try await google.start()
             google.failPurchaseLookups(status: 403)
             let settings = f.settings {
-                $0.googlePlay.serviceAccount = try? GoogleServiceAccount(json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8))
+                $0.googlePlay.serviceAccount = try? GoogleServiceAccount(
+                    json: Data(google.serviceAccount.json(tokenURI: google.tokenURL).utf8)
+                )
                 $0.googlePlay.packageName = "com.example.game"
                 $0.googlePlay.apiURL = google.baseURL
                 $0.daemon.concurrency = 16
@@ -33,30 +38,60 @@ import Testing
                 // one Google job after another, each failing, long past the deadline below.
                 $0.daemon.circuitBreaker = .init(baseCooldown: .milliseconds(500), maximumCooldown: .seconds(2))
             }
-            for index in 0..<16 { try await enqueueGoogle(f, "g\(index)", user: "gu\(index)", orderID: "GPA.77-\(index)") }
+            for index in 0..<16 {
+                try await enqueueGoogle(f, "g\(index)", user: "gu\(index)", orderID: "GPA.77-\(index)")
+            }
             let lines = CapturingLogHandler.Lines()
             let registry = PrometheusCollectorRegistry()
             let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
             do {
-                try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines), metrics: metrics) { _ in
+                try await f.withDaemons(
+                    settings: settings,
+                    logger: CapturingLogHandler.logger(into: lines),
+                    metrics: metrics
+                ) { _ in
                     try await f.waitUntil {
-                        try await f.value("SELECT count(*) FROM iap.jobs WHERE kind = 'google_purchase' AND attempts >= 1 AND state = 'pending'") == "16"
+                        try await f.value(
+                            "SELECT count(*) FROM iap.jobs WHERE kind = 'google_purchase' AND attempts >= 1 AND state = 'pending'"
+                        ) == "16"
                     }
                     // The Google jobs' retries fall due before the receipts below are enqueued.
                     try await Task.sleep(for: .milliseconds(500))
-                    for index in 0..<40 { try await f.enqueue("a\(index)", user: "au\(index)", receipt: Receipts.paying("880\(index)")) }
-                    try await f.waitUntil(timeout: .seconds(10)) {
-                        try await f.value("SELECT count(*) FROM iap.orders WHERE order_id LIKE 'a%' AND outcome = 'full'") == "40"
+                    for index in 0..<40 {
+                        try await f.enqueue("a\(index)", user: "au\(index)", receipt: Receipts.paying("880\(index)"))
                     }
-                    #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE kind = 'google_purchase' AND state = 'pending'") == "16")
+                    try await f.waitUntil(timeout: .seconds(10)) {
+                        try await f.value(
+                            "SELECT count(*) FROM iap.orders WHERE order_id LIKE 'a%' AND outcome = 'full'"
+                        ) == "40"
+                    }
+                    #expect(
+                        try await f.value(
+                            "SELECT count(*) FROM iap.jobs WHERE kind = 'google_purchase' AND state = 'pending'"
+                        ) == "16"
+                    )
                     // What the operator sees: the daemon names the API in its log, its metrics and `receiptd status`.
-                    try await f.waitUntil { try await f.value("SELECT paused_apis::text FROM iap.daemons") == "{google_play}" }
+                    try await f.waitUntil {
+                        try await f.value("SELECT paused_apis::text FROM iap.daemons") == "{google_play}"
+                    }
                     let status = try await OperatorQueries(connection: f.connection).status()
                     #expect(status.daemons.map(\.pausedAPIs) == [["google_play"]])
-                    #expect(lines.all.contains { $0.contains("google_play is failing: pausing claims") && $0.contains(#""api": google_play"#) })
+                    #expect(
+                        lines.all.contains {
+                            $0.contains("google_play is failing: pausing claims") && $0.contains(#""api": google_play"#)
+                        }
+                    )
                     #expect(!lines.all.contains { $0.contains("verify_receipt is failing") })
-                    #expect(Self.exported(registry).contains(#"receiptd_store_api_paused{api="google_play",store="google"} 1.0"#))
-                    #expect(Self.exported(registry).contains(#"receiptd_store_api_paused{api="verify_receipt",store="apple"} 0.0"#))
+                    #expect(
+                        Self.exported(registry).contains(
+                            #"receiptd_store_api_paused{api="google_play",store="google"} 1.0"#
+                        )
+                    )
+                    #expect(
+                        Self.exported(registry).contains(
+                            #"receiptd_store_api_paused{api="verify_receipt",store="apple"} 0.0"#
+                        )
+                    )
 
                     google.failPurchaseLookups(status: nil)
                     try await f.waitUntilSettled()
@@ -68,7 +103,11 @@ import Testing
             }
             try await google.shutdown()
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome = 'full'") == "56")
-            #expect(lines.all.contains { $0.contains("google_play is answering again: claiming resumes for the jobs that need it") })
+            #expect(
+                lines.all.contains {
+                    $0.contains("google_play is answering again: claiming resumes for the jobs that need it")
+                }
+            )
         }
     }
 
@@ -78,7 +117,9 @@ import Testing
         try await Fixture.with { f in
             try await enqueueGoogle(f, "g1", user: "u1", orderID: "GPA.1")
             try await f.enqueue("t1", user: "u2", transaction: "2000000000000001")
-            for index in 1...3 { try await f.enqueue("r\(index)", user: "ur\(index)", receipt: Receipts.paying("990\(index)")) }
+            for index in 1...3 {
+                try await f.enqueue("r\(index)", user: "ur\(index)", receipt: Receipts.paying("990\(index)"))
+            }
             let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
             let planner = DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
             let older = JobStore(pool: pool, owner: "older:1:a", planner: planner)
@@ -88,10 +129,14 @@ import Testing
             #expect(first.map(\.order.orderID) == ["r1", "r2"], "the receipts, past the earlier jobs of other kinds")
             let rest = try await older.claim(limit: 100, filter: ClaimFilter(kinds: [.receipt]))
             #expect(rest.map(\.order.orderID) == ["r3"])
-            #expect(try await f.value("""
-                SELECT string_agg(kind || ':' || state || ':' || attempts || ':' || coalesce(locked_by, '-'), ',' ORDER BY id)
-                FROM iap.jobs WHERE kind <> 'receipt'
-                """) == "google_purchase:pending:0:-,transaction:pending:0:-")
+            #expect(
+                try await f.value(
+                    """
+                    SELECT string_agg(kind || ':' || state || ':' || attempts || ':' || coalesce(locked_by, '-'), ',' ORDER BY id)
+                    FROM iap.jobs WHERE kind <> 'receipt'
+                    """
+                ) == "google_purchase:pending:0:-,transaction:pending:0:-"
+            )
 
             let taken = try await newer.claim(limit: 100)
             #expect(taken.map(\.kind) == [.googlePurchase, .transaction])
@@ -108,13 +153,18 @@ import Testing
             try await f.connection.execute("ALTER TABLE iap.jobs DROP CONSTRAINT jobs_kind_check")
             try await enqueueGoogle(f, "future", user: "u0", orderID: "GPA.9")
             try await f.connection.execute("UPDATE iap.jobs SET kind = 'amazon_purchase' WHERE order_id = 'future'")
-            for index in 1...5 { try await f.enqueue("r\(index)", user: "ur\(index)", receipt: Receipts.paying("770\(index)")) }
+            for index in 1...5 {
+                try await f.enqueue("r\(index)", user: "ur\(index)", receipt: Receipts.paying("770\(index)"))
+            }
             try await f.withDaemons { _ in
                 try await f.waitUntil {
-                    try await f.value("SELECT count(*) FROM iap.orders WHERE order_id LIKE 'r%' AND outcome = 'full'") == "5"
+                    try await f.value("SELECT count(*) FROM iap.orders WHERE order_id LIKE 'r%' AND outcome = 'full'")
+                        == "5"
                 }
             }
-            let future = try await f.row("SELECT state, attempts, locked_by, started_at, last_error FROM iap.jobs WHERE order_id = 'future'")
+            let future = try await f.row(
+                "SELECT state, attempts, locked_by, started_at, last_error FROM iap.jobs WHERE order_id = 'future'"
+            )
             #expect(future["state"] == "pending" && future["attempts"] == "0")
             #expect(future["locked_by"] == nil && future["started_at"] == nil && future["last_error"] == nil)
         }
@@ -129,7 +179,9 @@ import Testing
         try await Migrator.migrate(connection, upTo: previous.version)
         try await connection.execute("INSERT INTO iap.daemons (daemon, in_flight) VALUES ('old-host:1:x', 3)")
         try await Migrator.migrate(connection)
-        let row = try #require(try await connection.execute("SELECT daemon, in_flight, paused_apis::text AS paused FROM iap.daemons").first)
+        let row = try #require(
+            try await connection.execute("SELECT daemon, in_flight, paused_apis::text AS paused FROM iap.daemons").first
+        )
         #expect(row["daemon"] == "old-host:1:x" && row["in_flight"] == "3" && row["paused"] == "{}")
         await connection.close()
     }

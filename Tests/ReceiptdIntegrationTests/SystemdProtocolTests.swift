@@ -1,6 +1,7 @@
 import Logging
 import ServiceLifecycle
 import Testing
+
 @testable import ReceiptdCore
 
 /// sd_notify over a real datagram socket, as systemd would receive it.
@@ -28,8 +29,11 @@ import Testing
 
     @Test func theWatchdogPingsUntilGracefulShutdown() async throws {
         let receiver = try DatagramReceiver(abstract: false)
-        let watchdog = SystemdWatchdogService(notifier: SystemdNotifier(environment: receiver.environment),
-                                              period: .milliseconds(20), logger: Self.logger)
+        let watchdog = SystemdWatchdogService(
+            notifier: SystemdNotifier(environment: receiver.environment),
+            period: .milliseconds(20),
+            logger: Self.logger
+        )
         let group = ServiceGroup(configuration: .init(services: [watchdog], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -44,8 +48,10 @@ import Testing
     @Test func readyOnceReadyThenStoppingOnGracefulShutdown() async throws {
         let receiver = try DatagramReceiver(abstract: true)
         let ready = ReadinessSignal()
-        let service = SystemdNotifyService(notifier: SystemdNotifier(environment: receiver.environment),
-                                           logger: Self.logger) { await ready.wait() }
+        let service = SystemdNotifyService(
+            notifier: SystemdNotifier(environment: receiver.environment),
+            logger: Self.logger
+        ) { await ready.wait() }
         let group = ServiceGroup(configuration: .init(services: [service], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -60,8 +66,10 @@ import Testing
 
     @Test func shutdownBeforeReadinessSendsOnlyStopping() async throws {
         let receiver = try DatagramReceiver(abstract: false)
-        let service = SystemdNotifyService(notifier: SystemdNotifier(environment: receiver.environment),
-                                           logger: Self.logger) { await ReadinessSignal().wait() }
+        let service = SystemdNotifyService(
+            notifier: SystemdNotifier(environment: receiver.environment),
+            logger: Self.logger
+        ) { await ReadinessSignal().wait() }
         let group = ServiceGroup(configuration: .init(services: [service], logger: Self.logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -77,8 +85,14 @@ import Testing
             try await f.withDaemons { daemons in
                 let daemon = try #require(daemons.first)
                 try await withThrowingTaskGroup(of: Bool.self) { race in
-                    race.addTask { await daemon.waitUntilReady(); return true }
-                    race.addTask { try await Task.sleep(for: .seconds(20)); return false }
+                    race.addTask {
+                        await daemon.waitUntilReady()
+                        return true
+                    }
+                    race.addTask {
+                        try await Task.sleep(for: .seconds(20))
+                        return false
+                    }
                     let first = try await race.next()
                     #expect(first == true, "waitUntilReady returned")
                     race.cancelAll()

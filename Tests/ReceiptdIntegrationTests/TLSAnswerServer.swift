@@ -19,10 +19,16 @@ final class TLSAnswerServer: Sendable {
     var url: String { "https://localhost:\(port)/verifyReceipt" }
 
     /// Starts serving with the PEM certificate and key at the given paths.
-    static func start(certificateFile: String, keyFile: String, body: String = #"{"status":21003}"#) async throws -> TLSAnswerServer {
+    static func start(
+        certificateFile: String,
+        keyFile: String,
+        body: String = #"{"status":21003}"#
+    ) async throws -> TLSAnswerServer {
         let chain = try NIOSSLCertificate.fromPEMFile(certificateFile).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: keyFile, format: .pem)
-        let context = try NIOSSLContext(configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
+        let context = try NIOSSLContext(
+            configuration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+        )
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in

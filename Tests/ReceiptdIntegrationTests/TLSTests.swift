@@ -18,8 +18,12 @@ import Testing
 
             // By name, and by 127.0.0.1, which is checked against the IP subjectAltName (libpq 14 and later).
             for host in ["localhost", "127.0.0.1"] {
-                let connection = try await PostgresConnection.connect("host=\(host) \(server) sslrootcert=\(certificates.caCertificate)")
-                let ssl = try await connection.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").rows.first?.first ?? nil
+                let connection = try await PostgresConnection.connect(
+                    "host=\(host) \(server) sslrootcert=\(certificates.caCertificate)"
+                )
+                let ssl =
+                    try await connection.execute("SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()").rows.first?
+                    .first ?? nil
                 await connection.close()
                 #expect(ssl == "t", "host=\(host)")
             }
@@ -77,7 +81,10 @@ import Testing
 
     @Test func aClientTrustingAnotherCAIsRefused() async throws {
         try await Self.withAppleStandIn { certificates, server in
-            let result = try await Self.verify(with: Self.client(trusting: certificates.otherCACertificate), at: server.url)
+            let result = try await Self.verify(
+                with: Self.client(trusting: certificates.otherCACertificate),
+                at: server.url
+            )
             guard case .transport(let reason) = result else {
                 Issue.record("expected a transport failure, got \(result)")
                 return
@@ -89,13 +96,20 @@ import Testing
     // MARK: Helpers
 
     /// A TLS-only PostgreSQL (`ssl=on`, our server certificate) for the duration of `body`.
-    private static func withTLSPostgres(_ body: (TestCertificates, TemporaryPostgres) async throws -> Void) async throws {
+    private static func withTLSPostgres(_ body: (TestCertificates, TemporaryPostgres) async throws -> Void) async throws
+    {
         let certificates = try await blocking { try TestCertificates.make() }
         defer { certificates.remove() }
         let cluster = try await blocking {
-            try TemporaryPostgres.start(configuration: .init(maxConnections: 20, settings: [
-                "ssl": "on", "ssl_cert_file": certificates.serverCertificate, "ssl_key_file": certificates.serverKey,
-            ]))
+            try TemporaryPostgres.start(
+                configuration: .init(
+                    maxConnections: 20,
+                    settings: [
+                        "ssl": "on", "ssl_cert_file": certificates.serverCertificate,
+                        "ssl_key_file": certificates.serverKey,
+                    ]
+                )
+            )
         }
         do {
             try await body(certificates, cluster)
@@ -107,10 +121,14 @@ import Testing
     }
 
     /// An HTTPS server presenting the test CA's `localhost` certificate for the duration of `body`.
-    private static func withAppleStandIn(_ body: (TestCertificates, TLSAnswerServer) async throws -> Void) async throws {
+    private static func withAppleStandIn(_ body: (TestCertificates, TLSAnswerServer) async throws -> Void) async throws
+    {
         let certificates = try await blocking { try TestCertificates.make() }
         defer { certificates.remove() }
-        let server = try await TLSAnswerServer.start(certificateFile: certificates.serverCertificate, keyFile: certificates.serverKey)
+        let server = try await TLSAnswerServer.start(
+            certificateFile: certificates.serverCertificate,
+            keyFile: certificates.serverKey
+        )
         do {
             try await body(certificates, server)
         } catch {
@@ -132,8 +150,10 @@ import Testing
     /// One verification through `client`, which is shut down afterwards.
     private static func verify(with client: HTTPClient, at url: String) async throws -> AppleCallResult {
         // The client retries a refused handshake until this deadline, then fails with the reason.
-        let verifier = AppleVerifier(configuration: .init(productionURL: url, sandboxURL: url, requestTimeout: .seconds(2)),
-                                     client: client)
+        let verifier = AppleVerifier(
+            configuration: .init(productionURL: url, sandboxURL: url, requestTimeout: .seconds(2)),
+            client: client
+        )
         let result = await verifier.verify(receiptData: "AAAA")
         try await client.shutdown()
         return result

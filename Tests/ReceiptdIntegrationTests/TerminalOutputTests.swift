@@ -20,21 +20,47 @@ import Testing
             // Raw SQL, not enqueue_receipt, which may refuse such ids: whatever is stored must print safely.
             try await f.connection.execute(
                 "INSERT INTO iap.orders (order_id, user_id, product_id) VALUES ($1, $2, $3)",
-                [Self.order, "user\r\u{7F}", "gems\u{9B}2J\ttab"])
-            let job = try #require(try await f.value("""
-                INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256) VALUES ($1, 'x', 'x') RETURNING id
-                """, [Self.order]).flatMap(Int64.init))
-            try await f.setJob(job, state: "running", secondsAgo: 600, error: "transport: \u{1B}]0;owned\u{07}reset\nby peer")
-            try await f.connection.execute("UPDATE iap.jobs SET locked_by = $2 WHERE id = $1", [job, "host\u{1B}[2J:1:x"])
-            try await f.addAttempt(job: job, number: 1, result: "retry", errorClass: "transport\u{1B}[8m", error: "a\u{08}\u{08}b")
+                [Self.order, "user\r\u{7F}", "gems\u{9B}2J\ttab"]
+            )
+            let job = try #require(
+                try await f.value(
+                    """
+                    INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256) VALUES ($1, 'x', 'x') RETURNING id
+                    """,
+                    [Self.order]
+                ).flatMap(Int64.init)
+            )
+            try await f.setJob(
+                job,
+                state: "running",
+                secondsAgo: 600,
+                error: "transport: \u{1B}]0;owned\u{07}reset\nby peer"
+            )
+            try await f.connection.execute(
+                "UPDATE iap.jobs SET locked_by = $2 WHERE id = $1",
+                [job, "host\u{1B}[2J:1:x"]
+            )
+            try await f.addAttempt(
+                job: job,
+                number: 1,
+                result: "retry",
+                errorClass: "transport\u{1B}[8m",
+                error: "a\u{08}\u{08}b"
+            )
             try await f.connection.execute("INSERT INTO iap.daemons (daemon) VALUES ($1)", ["daemon\u{1B}[1A:2:y"])
 
             let url = f.database.connectionString
             for arguments in [["jobs"], ["show", Self.order], ["status"]] {
                 let run = try ReceiptdBinary.run(arguments + ["--database-url", url])
                 #expect(run.status == 0, "\(arguments): \(run.stderr)")
-                #expect(Self.rawControls(in: run.stdout).isEmpty, "\(arguments[0]) printed raw \(Self.rawControls(in: run.stdout))")
-                #expect(!run.stdout.split(separator: "\n").contains { $0.hasPrefix("forged line") }, "\(arguments[0]) forged a line")
+                #expect(
+                    Self.rawControls(in: run.stdout).isEmpty,
+                    "\(arguments[0]) printed raw \(Self.rawControls(in: run.stdout))"
+                )
+                #expect(
+                    !run.stdout.split(separator: "\n").contains { $0.hasPrefix("forged line") },
+                    "\(arguments[0]) forged a line"
+                )
                 #expect(run.stdout.contains(Self.shownOrder), "\(arguments[0]):\n\(run.stdout)")
             }
             let show = try ReceiptdBinary.run(["show", Self.order, "--database-url", url])

@@ -21,7 +21,9 @@ struct TestCertificates: Sendable {
     /// Makes both CAs and the server certificate in a new directory.
     static func make() throws -> TestCertificates {
         var template = Array("/tmp/receiptd-tls.XXXXXX".utf8CString)
-        guard let created = mkdtemp(&template) else { throw CertificateError("mkdtemp: \(String(cString: strerror(errno)))") }
+        guard let created = mkdtemp(&template) else {
+            throw CertificateError("mkdtemp: \(String(cString: strerror(errno)))")
+        }
         let certificates = TestCertificates(directory: String(cString: created))
         do {
             try certificates.generate()
@@ -41,13 +43,27 @@ struct TestCertificates: Sendable {
     private func generate() throws {
         // EC keys: generating them is instant, unlike RSA.
         let newKey = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        let caExtensions = ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]
-        try Self.openssl(["req", "-x509"] + newKey + ["-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
-                                                       "-subj", "/CN=receiptd test CA"] + caExtensions, in: directory)
-        try Self.openssl(["req", "-x509"] + newKey + ["-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", "2",
-                                                       "-subj", "/CN=receiptd unrelated CA"] + caExtensions, in: directory)
-        try Self.openssl(["req", "-new"] + newKey + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
-                         in: directory)
+        let caExtensions = [
+            "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ]
+        try Self.openssl(
+            ["req", "-x509"] + newKey + [
+                "-keyout", "ca.key", "-out", "ca.crt", "-days", "2",
+                "-subj", "/CN=receiptd test CA",
+            ] + caExtensions,
+            in: directory
+        )
+        try Self.openssl(
+            ["req", "-x509"] + newKey + [
+                "-keyout", "other-ca.key", "-out", "other-ca.crt", "-days", "2",
+                "-subj", "/CN=receiptd unrelated CA",
+            ] + caExtensions,
+            in: directory
+        )
+        try Self.openssl(
+            ["req", "-new"] + newKey + ["-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost"],
+            in: directory
+        )
         let serverExtensions = """
             subjectAltName = DNS:localhost, IP:127.0.0.1
             basicConstraints = CA:FALSE
@@ -56,10 +72,17 @@ struct TestCertificates: Sendable {
 
             """
         try serverExtensions.write(toFile: directory + "/server.ext", atomically: true, encoding: .utf8)
-        try Self.openssl(["x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
-                          "-out", "server.crt", "-days", "2", "-extfile", "server.ext"], in: directory)
+        try Self.openssl(
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.crt", "-CAkey", "ca.key", "-CAcreateserial",
+                "-out", "server.crt", "-days", "2", "-extfile", "server.ext",
+            ],
+            in: directory
+        )
         // PostgreSQL refuses a key that group or others can read.
-        guard chmod(serverKey, 0o600) == 0 else { throw CertificateError("chmod \(serverKey): \(String(cString: strerror(errno)))") }
+        guard chmod(serverKey, 0o600) == 0 else {
+            throw CertificateError("chmod \(serverKey): \(String(cString: strerror(errno)))")
+        }
     }
 
     /// When root, gives the directory and its files to `postgres` (see the type's comment).
@@ -84,7 +107,7 @@ struct TestCertificates: Sendable {
     private static func openssl(_ arguments: [String], in directory: String) throws {
         let outputPath = directory + "/openssl.out"
         guard FileManager.default.createFile(atPath: outputPath, contents: nil),
-              let output = FileHandle(forWritingAtPath: outputPath)
+            let output = FileHandle(forWritingAtPath: outputPath)
         else { throw CertificateError("cannot create \(outputPath)") }
         defer { try? FileManager.default.removeItem(atPath: outputPath) }
         let process = Process()
@@ -99,7 +122,9 @@ struct TestCertificates: Sendable {
         try? output.close()
         guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let captured = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-            throw CertificateError("`openssl \(arguments.joined(separator: " "))` failed (\(process.terminationStatus)):\n\(captured)")
+            throw CertificateError(
+                "`openssl \(arguments.joined(separator: " "))` failed (\(process.terminationStatus)):\n\(captured)"
+            )
         }
     }
 }

@@ -20,7 +20,10 @@ extension GooglePlayAnswer {
 
     /// 403: a package other than the configured one.
     static let permissionDenied = error(
-        403, "The current user has insufficient permissions to perform the requested operation.", "PERMISSION_DENIED")
+        403,
+        "The current user has insufficient permissions to perform the requested operation.",
+        "PERMISSION_DENIED"
+    )
 
     /// 404: a purchase token that is not a synthetic one.
     static let tokenNotFound = error(404, "The purchase token was not found.", "NOT_FOUND")
@@ -33,7 +36,10 @@ extension GooglePlayAnswer {
 
     /// 400: acknowledging or consuming a purchase that is not purchased (pending, cancelled).
     static let failedPrecondition = error(
-        400, "The purchase is not in a valid state to perform the desired operation.", "FAILED_PRECONDITION")
+        400,
+        "The purchase is not in a valid state to perform the desired operation.",
+        "FAILED_PRECONDITION"
+    )
 
     /// The error Google sends with `status`, for script steps and ``GooglePlayStandIn/failFinalizations(_:status:)``.
     static func scripted(_ status: Int) -> GooglePlayAnswer {
@@ -44,8 +50,12 @@ extension GooglePlayAnswer {
         case 404: tokenNotFound
         case 409: error(409, "The operation was aborted.", "ABORTED")
         case 410: error(410, "The purchase token is no longer valid.", "NOT_FOUND")
-        case 429: error(429, "Quota exceeded for quota metric 'Queries' of service 'androidpublisher.googleapis.com'.",
-                        "RESOURCE_EXHAUSTED")
+        case 429:
+            error(
+                429,
+                "Quota exceeded for quota metric 'Queries' of service 'androidpublisher.googleapis.com'.",
+                "RESOURCE_EXHAUSTED"
+            )
         case 500: error(500, "Internal error encountered.", "INTERNAL")
         case 503: error(503, "The service is currently unavailable.", "UNAVAILABLE")
         default: error(status, "Backend Error", "UNKNOWN")

@@ -20,6 +20,9 @@ struct GooglePlayAnswer: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // The answer types hold only strings and numbers: encoding cannot fail.
-        return GooglePlayAnswer(status: status, body: String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self))
+        return GooglePlayAnswer(
+            status: status,
+            body: String(decoding: (try? encoder.encode(value)) ?? Data("{}".utf8), as: UTF8.self)
+        )
     }
 }

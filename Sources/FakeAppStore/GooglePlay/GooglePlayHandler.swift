@@ -32,15 +32,21 @@ final class GooglePlayHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head = requestHead else { return }
             requestHead = nil
-            let answer = standIn.answer(method: head.method, uri: head.uri, authorization: head.headers.first(name: "authorization"),
-                                        body: String(buffer: requestBody))
+            let answer = standIn.answer(
+                method: head.method,
+                uri: head.uri,
+                authorization: head.headers.first(name: "authorization"),
+                body: String(buffer: requestBody)
+            )
             logger.trace("Google Play call", metadata: ["uri": "\(head.uri)", "status": "\(answer.status)"])
             guard answer.delayMilliseconds > 0 else {
                 deliver(answer, for: head, context: context)
                 return
             }
             // Timer on the connection's own loop: no blocking, no thread hop.
-            waitingAnswer = context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(answer.delayMilliseconds))) {
+            waitingAnswer = context.eventLoop.assumeIsolated().scheduleTask(
+                in: .milliseconds(Int64(answer.delayMilliseconds))
+            ) {
                 self.waitingAnswer = nil
                 self.deliver(answer, for: head, context: context)
             }
@@ -74,10 +80,17 @@ final class GooglePlayHandler: ChannelInboundHandler, RemovableChannelHandler {
         if !keepAlive {
             headers.add(name: "connection", value: "close")
         }
-        let responseHead = HTTPResponseHead(version: head.version, status: HTTPResponseStatus(statusCode: answer.status), headers: headers)
+        let responseHead = HTTPResponseHead(
+            version: head.version,
+            status: HTTPResponseStatus(statusCode: answer.status),
+            headers: headers
+        )
         context.write(wrapOutboundOut(.head(responseHead)), promise: nil)
         if !answer.body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: answer.body)))), promise: nil)
+            context.write(
+                wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(string: answer.body)))),
+                promise: nil
+            )
         }
         let written = context.writeAndFlush(wrapOutboundOut(.end(nil)))
         if !keepAlive {

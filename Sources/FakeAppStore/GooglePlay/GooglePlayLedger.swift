@@ -45,7 +45,9 @@ final class GooglePlayLedger: Sendable {
     /// Issues an opaque access token, valid for `lifetime` seconds unless revoked.
     func issueAccessToken(lifetime: TimeInterval) -> String {
         // SystemRandomNumberGenerator is cryptographically secure: the token cannot be guessed.
-        let token = "ya29.fake-" + (0..<3).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36) }.joined(separator: "-")
+        let token =
+            "ya29.fake-"
+            + (0..<3).map { _ in String(UInt64.random(in: 0...UInt64.max), radix: 36) }.joined(separator: "-")
         state.withLock { $0.accessTokens[token] = Date() + lifetime }
         return token
     }
@@ -78,7 +80,9 @@ final class GooglePlayLedger: Sendable {
     /// answers from what the token has seen and the failure status pending from ``failFinalizations(_:status:)``,
     /// if any (taken here). A 200 marks the token acknowledged (and consumed).
     func finalize(
-        _ token: String, productID: String, action: RecordedGoogleFinalization.Action,
+        _ token: String,
+        productID: String,
+        action: RecordedGoogleFinalization.Action,
         decide: (Purchase, _ failure: Int?) -> GooglePlayAnswer
     ) -> GooglePlayAnswer {
         state.withLock { state in
@@ -92,8 +96,15 @@ final class GooglePlayLedger: Sendable {
                 state.purchases[token, default: Purchase()].acknowledged = true
                 if action == .consume { state.purchases[token]?.consumed = true }
             }
-            state.finalizations.append(RecordedGoogleFinalization(
-                token: token, productID: productID, action: action, httpStatus: answer.status, receivedAt: Date()))
+            state.finalizations.append(
+                RecordedGoogleFinalization(
+                    token: token,
+                    productID: productID,
+                    action: action,
+                    httpStatus: answer.status,
+                    receivedAt: Date()
+                )
+            )
             return answer
         }
     }
@@ -129,10 +140,19 @@ final class GooglePlayLedger: Sendable {
 
     func void(token: String, orderID: String?, reason: Int, purchaseMilliseconds: Int64?, voidedMilliseconds: Int64) {
         state.withLock { state in
-            let purchased = purchaseMilliseconds
+            let purchased =
+                purchaseMilliseconds
                 ?? state.purchases[token].map { Int64($0.firstSeen.timeIntervalSince1970 * 1000) } ?? voidedMilliseconds
-            state.voided.append(Voided(token: token, orderID: orderID, reason: reason, purchaseMilliseconds: purchased,
-                                       voidedMilliseconds: voidedMilliseconds, sequence: state.voided.count))
+            state.voided.append(
+                Voided(
+                    token: token,
+                    orderID: orderID,
+                    reason: reason,
+                    purchaseMilliseconds: purchased,
+                    voidedMilliseconds: voidedMilliseconds,
+                    sequence: state.voided.count
+                )
+            )
         }
     }
 

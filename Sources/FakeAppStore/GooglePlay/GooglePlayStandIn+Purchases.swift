@@ -4,20 +4,27 @@ extension GooglePlayStandIn {
     /// `purchases.products.get`: bearer, package, token, the token's script step, product, then the purchase.
     func purchase(package: String, productID: String, token: String, authorization: String?) -> GooglePlayAnswer {
         let bearerFailure = ledger.bearerFailure(authorization)
-        let answer: GooglePlayAnswer = if bearerFailure != nil {
-            .unauthenticated
-        } else if package != configuration.packageName {
-            .permissionDenied
-        } else if let outage = ledger.lookupOutage {
-            .scripted(outage)
-        } else if let specification = SyntheticPurchaseToken(token: token) {
-            found(specification, token: token, productID: productID)
-        } else {
-            .tokenNotFound
-        }
-        ledger.record(RecordedGooglePurchaseQuery(
-            token: token, productID: productID, httpStatus: answer.closeConnection ? 0 : answer.status,
-            bearerFailure: bearerFailure, receivedAt: Date()))
+        let answer: GooglePlayAnswer =
+            if bearerFailure != nil {
+                .unauthenticated
+            } else if package != configuration.packageName {
+                .permissionDenied
+            } else if let outage = ledger.lookupOutage {
+                .scripted(outage)
+            } else if let specification = SyntheticPurchaseToken(token: token) {
+                found(specification, token: token, productID: productID)
+            } else {
+                .tokenNotFound
+            }
+        ledger.record(
+            RecordedGooglePurchaseQuery(
+                token: token,
+                productID: productID,
+                httpStatus: answer.closeConnection ? 0 : answer.status,
+                bearerFailure: bearerFailure,
+                receivedAt: Date()
+            )
+        )
         return answer
     }
 
@@ -25,8 +32,14 @@ extension GooglePlayStandIn {
     private func found(_ specification: SyntheticPurchaseToken, token: String, productID: String) -> GooglePlayAnswer {
         let seen = ledger.lookUp(token)
         let step = specification.script.flatMap { seen.lookups < $0.count ? $0[seen.lookups] : nil }
-        var answer = step.flatMap(Self.scriptedAnswer) ?? purchaseAnswer(
-            specification, seen: seen, productID: productID, pending: seen.lookups < specification.pendingCalls ?? 0)
+        var answer =
+            step.flatMap(Self.scriptedAnswer)
+            ?? purchaseAnswer(
+                specification,
+                seen: seen,
+                productID: productID,
+                pending: seen.lookups < specification.pendingCalls ?? 0
+            )
         answer.delayMilliseconds += max(0, step?.delayMilliseconds ?? 0)
         return answer
     }
@@ -44,36 +57,59 @@ extension GooglePlayStandIn {
     }
 
     private func purchaseAnswer(
-        _ specification: SyntheticPurchaseToken, seen: GooglePlayLedger.Purchase, productID: String, pending: Bool
+        _ specification: SyntheticPurchaseToken,
+        seen: GooglePlayLedger.Purchase,
+        productID: String,
+        pending: Bool
     ) -> GooglePlayAnswer {
         if let expected = specification.productID, expected != productID { return .invalidValue }
         let purchased = specification.purchaseTimeMilliseconds ?? Int64(seen.firstSeen.timeIntervalSince1970 * 1000)
-        return .json(200, GoogleProductPurchase(
-            purchaseTimeMillis: String(purchased), purchaseState: pending ? 2 : specification.state,
-            consumptionState: seen.consumed ? 1 : 0, orderId: specification.orderID,
-            purchaseType: specification.testPurchase == true ? 0 : nil,
-            acknowledgementState: specification.acknowledged == true || seen.acknowledged ? 1 : 0,
-            productId: productID, quantity: specification.quantity, obfuscatedExternalAccountId: specification.accountID))
+        return .json(
+            200,
+            GoogleProductPurchase(
+                purchaseTimeMillis: String(purchased),
+                purchaseState: pending ? 2 : specification.state,
+                consumptionState: seen.consumed ? 1 : 0,
+                orderId: specification.orderID,
+                purchaseType: specification.testPurchase == true ? 0 : nil,
+                acknowledgementState: specification.acknowledged == true || seen.acknowledged ? 1 : 0,
+                productId: productID,
+                quantity: specification.quantity,
+                obfuscatedExternalAccountId: specification.accountID
+            )
+        )
     }
 
     /// `purchases.products.acknowledge` and `.consume`: bearer, package, body, then a pending failure, the token,
     /// the product and the purchase's state now. Every call is recorded.
     func finalize(
-        _ action: RecordedGoogleFinalization.Action, package: String, productID: String, token: String,
-        authorization: String?, body: String
+        _ action: RecordedGoogleFinalization.Action,
+        package: String,
+        productID: String,
+        token: String,
+        authorization: String?,
+        body: String
     ) -> GooglePlayAnswer {
-        let refusal: GooglePlayAnswer? = if ledger.bearerFailure(authorization) != nil {
-            .unauthenticated
-        } else if package != configuration.packageName {
-            .permissionDenied
-        } else if !Self.isEmptyOrJSONObject(body) {
-            .error(400, "Invalid JSON payload received.", "INVALID_ARGUMENT")
-        } else {
-            nil
-        }
+        let refusal: GooglePlayAnswer? =
+            if ledger.bearerFailure(authorization) != nil {
+                .unauthenticated
+            } else if package != configuration.packageName {
+                .permissionDenied
+            } else if !Self.isEmptyOrJSONObject(body) {
+                .error(400, "Invalid JSON payload received.", "INVALID_ARGUMENT")
+            } else {
+                nil
+            }
         if let refusal {
-            ledger.record(RecordedGoogleFinalization(
-                token: token, productID: productID, action: action, httpStatus: refusal.status, receivedAt: Date()))
+            ledger.record(
+                RecordedGoogleFinalization(
+                    token: token,
+                    productID: productID,
+                    action: action,
+                    httpStatus: refusal.status,
+                    receivedAt: Date()
+                )
+            )
             return refusal
         }
         let specification = SyntheticPurchaseToken(token: token)

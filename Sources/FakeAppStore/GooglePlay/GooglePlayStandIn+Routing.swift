@@ -24,11 +24,18 @@ extension GooglePlayStandIn {
 
     /// The Android Publisher API calls.
     private func api(
-        method: HTTPMethod, path: String, query: [String: String], authorization: String?, body: String
+        method: HTTPMethod,
+        path: String,
+        query: [String: String],
+        authorization: String?,
+        body: String
     ) -> GooglePlayAnswer {
         guard path.hasPrefix(Self.applicationsPrefix) else { return .noSuchPath }
-        let segments = path.dropFirst(Self.applicationsPrefix.count).split(separator: "/", omittingEmptySubsequences: false)
-            .map { $0.removingPercentEncoding ?? String($0) }
+        let segments = path.dropFirst(Self.applicationsPrefix.count).split(
+            separator: "/",
+            omittingEmptySubsequences: false
+        )
+        .map { $0.removingPercentEncoding ?? String($0) }
         if method == .GET, segments.count == 3, segments[1] == "purchases", segments[2] == "voidedpurchases" {
             return voidedPurchases(package: segments[0], query: query, authorization: authorization)
         }
@@ -42,10 +49,16 @@ extension GooglePlayStandIn {
         case .POST:
             // `{token}:acknowledge` and `{token}:consume`; tokens themselves never hold a colon.
             guard let colon = last.lastIndex(of: ":"),
-                  let action = RecordedGoogleFinalization.Action(rawValue: String(last[last.index(after: colon)...]))
+                let action = RecordedGoogleFinalization.Action(rawValue: String(last[last.index(after: colon)...]))
             else { return .noSuchPath }
-            return finalize(action, package: package, productID: productID, token: String(last[..<colon]),
-                            authorization: authorization, body: body)
+            return finalize(
+                action,
+                package: package,
+                productID: productID,
+                token: String(last[..<colon]),
+                authorization: authorization,
+                body: body
+            )
         default:
             return .noSuchPath
         }

@@ -8,7 +8,9 @@ extension GooglePlayStandIn {
         var tokenType = "Bearer"
 
         enum CodingKeys: String, CodingKey {
-            case accessToken = "access_token", expiresIn = "expires_in", tokenType = "token_type"
+            case accessToken = "access_token"
+            case expiresIn = "expires_in"
+            case tokenType = "token_type"
         }
     }
 
@@ -19,8 +21,12 @@ extension GooglePlayStandIn {
             guard form["grant_type"] == "urn:ietf:params:oauth:grant-type:jwt-bearer" else {
                 return ("unsupported_grant_type", "Invalid grant_type: \(form["grant_type"] ?? "")")
             }
-            guard let assertion = form["assertion"] else { return ("invalid_request", "Missing required parameter: assertion") }
-            let failure = GoogleAssertionCheck(account: serviceAccount, audience: tokenURL).failure(assertion: assertion)
+            guard let assertion = form["assertion"] else {
+                return ("invalid_request", "Missing required parameter: assertion")
+            }
+            let failure = GoogleAssertionCheck(account: serviceAccount, audience: tokenURL).failure(
+                assertion: assertion
+            )
             return (failure.map { _ in "invalid_grant" }, failure)
         }()
         ledger.record(RecordedGoogleTokenRequest(accepted: failure == nil, failure: failure, receivedAt: Date()))
@@ -28,6 +34,9 @@ extension GooglePlayStandIn {
             return .json(400, ["error": error, "error_description": failure])
         }
         let lifetime = configuration.accessTokenLifetimeSeconds
-        return .json(200, Grant(accessToken: ledger.issueAccessToken(lifetime: TimeInterval(lifetime)), expiresIn: lifetime))
+        return .json(
+            200,
+            Grant(accessToken: ledger.issueAccessToken(lifetime: TimeInterval(lifetime)), expiresIn: lifetime)
+        )
     }
 }

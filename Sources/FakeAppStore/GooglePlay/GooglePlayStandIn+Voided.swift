@@ -9,27 +9,33 @@ extension GooglePlayStandIn {
     /// `maxResults` (at most ``Configuration/voidedPageSize``) a page; `token` asks the next page. A `startTime`
     /// more than 30 days back is answered 400, as Google does.
     func voidedPurchases(package: String, query: [String: String], authorization: String?) -> GooglePlayAnswer {
-        let answer: GooglePlayAnswer = if ledger.bearerFailure(authorization) != nil {
-            .unauthenticated
-        } else if package != configuration.packageName {
-            .permissionDenied
-        } else if let status = ledger.takeVoidedFailure() {
-            .scripted(status)
-        } else {
-            voidedPage(query)
-        }
-        ledger.record(RecordedGoogleVoidedQuery(
-            startTime: query["startTime"].flatMap { Int64($0) }, token: query["token"], httpStatus: answer.status,
-            receivedAt: Date()))
+        let answer: GooglePlayAnswer =
+            if ledger.bearerFailure(authorization) != nil {
+                .unauthenticated
+            } else if package != configuration.packageName {
+                .permissionDenied
+            } else if let status = ledger.takeVoidedFailure() {
+                .scripted(status)
+            } else {
+                voidedPage(query)
+            }
+        ledger.record(
+            RecordedGoogleVoidedQuery(
+                startTime: query["startTime"].flatMap { Int64($0) },
+                token: query["token"],
+                httpStatus: answer.status,
+                receivedAt: Date()
+            )
+        )
         return answer
     }
 
     private func voidedPage(_ query: [String: String]) -> GooglePlayAnswer {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         guard let start = query["startTime"].map({ Int64($0) }) ?? now - Self.defaultVoidedWindowMilliseconds,
-              start >= now - Self.defaultVoidedWindowMilliseconds,
-              let end = query["endTime"].map({ Int64($0) }) ?? now, start <= end,
-              let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0
+            start >= now - Self.defaultVoidedWindowMilliseconds,
+            let end = query["endTime"].map({ Int64($0) }) ?? now, start <= end,
+            let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0
         else { return .invalidValue }
         var entries = ledger.voided(in: start...end)
         if let token = query["token"] {
@@ -38,12 +44,24 @@ extension GooglePlayStandIn {
             entries.removeAll { ($0.voidedMilliseconds, $0.sequence) <= last }
         }
         let page = entries.prefix(min(maxResults, max(1, configuration.voidedPageSize)))
-        return .json(200, GoogleVoidedPurchasePage(
-            tokenPagination: page.count < entries.count ? page.last.map { .init(nextPageToken: Self.pageToken(after: $0)) } : nil,
-            voidedPurchases: page.isEmpty ? nil : page.map {
-                .init(purchaseToken: $0.token, purchaseTimeMillis: String($0.purchaseMilliseconds),
-                      voidedTimeMillis: String($0.voidedMilliseconds), orderId: $0.orderID, voidedReason: $0.reason)
-            }))
+        return .json(
+            200,
+            GoogleVoidedPurchasePage(
+                tokenPagination: page.count < entries.count
+                    ? page.last.map { .init(nextPageToken: Self.pageToken(after: $0)) } : nil,
+                voidedPurchases: page.isEmpty
+                    ? nil
+                    : page.map {
+                        .init(
+                            purchaseToken: $0.token,
+                            purchaseTimeMillis: String($0.purchaseMilliseconds),
+                            voidedTimeMillis: String($0.voidedMilliseconds),
+                            orderId: $0.orderID,
+                            voidedReason: $0.reason
+                        )
+                    }
+            )
+        )
     }
 
     private static func pageToken(after entry: GooglePlayLedger.Voided) -> String {
@@ -52,7 +70,8 @@ extension GooglePlayStandIn {
 
     private static func position(pageToken: String) -> (Int64, Int)? {
         let parts = pageToken.split(separator: "-")
-        guard parts.count == 3, parts[0] == "after", let milliseconds = Int64(parts[1]), let sequence = Int(parts[2]) else {
+        guard parts.count == 3, parts[0] == "after", let milliseconds = Int64(parts[1]), let sequence = Int(parts[2])
+        else {
             return nil
         }
         return (milliseconds, sequence)
@@ -62,7 +81,7 @@ extension GooglePlayStandIn {
     /// for other processes; only `token` is required. Answers 204.
     func fakeVoid(body: String) -> GooglePlayAnswer {
         guard let fields = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any],
-              let token = fields["token"] as? String
+            let token = fields["token"] as? String
         else { return GooglePlayAnswer(status: 400, body: "{\"error\":\"a JSON object with a token is required\"}") }
         let date = (fields["voided_time_ms"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
         void(token: token, orderID: fields["order_id"] as? String, reason: fields["reason"] as? Int ?? 1, at: date)

@@ -51,7 +51,10 @@ package final class GooglePlayStandIn: Sendable {
         if let port = listener.servingPort { return port }
         let logger = self.logger
         let port = try await listener.start { GooglePlayHandler(standIn: self, logger: logger) }
-        logger.info("fake Google Play listening", metadata: ["url": "\(baseURL)", "package": "\(configuration.packageName)"])
+        logger.info(
+            "fake Google Play listening",
+            metadata: ["url": "\(baseURL)", "package": "\(configuration.packageName)"]
+        )
         return port
     }
 
@@ -88,8 +91,12 @@ package final class GooglePlayStandIn: Sendable {
             try manager.removeItem(atPath: path)
         }
         // Created with its final mode, so the key is never readable by others, even briefly.
-        guard manager.createFile(
-            atPath: path, contents: Data(serviceAccount.json(tokenURI: tokenURL).utf8), attributes: [.posixPermissions: 0o600])
+        guard
+            manager.createFile(
+                atPath: path,
+                contents: Data(serviceAccount.json(tokenURI: tokenURL).utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
         else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: path])
         }
@@ -121,9 +128,13 @@ package final class GooglePlayStandIn: Sendable {
     /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and
     /// `purchaseTimeMillis` the synthetic token's (else when the stand-in first saw the token, else `date`).
     package func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
-        ledger.void(token: token, orderID: orderID, reason: reason,
-                    purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds,
-                    voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000))
+        ledger.void(
+            token: token,
+            orderID: orderID,
+            reason: reason,
+            purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds,
+            voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000)
+        )
     }
 
     /// Every acknowledge and consume call received so far, refused ones too, in arrival order.

@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// A made-up service-account key shaped like the JSON file Google Cloud hands out: the daemon signs its token
 /// requests (RS256 assertions) with it, and the stand-in Google Play checks them against its public half.

@@ -64,7 +64,7 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     /// Reads a token made by ``encoded()`` (or by hand the same way); `nil` for any other token.
     package init?(token: String) {
         guard token.hasPrefix(Self.prefix), let data = Base64URL.decode(token.dropFirst(Self.prefix.count)),
-              let decoded = try? JSONDecoder().decode(SyntheticPurchaseToken.self, from: data)
+            let decoded = try? JSONDecoder().decode(SyntheticPurchaseToken.self, from: data)
         else { return nil }
         self = decoded
     }

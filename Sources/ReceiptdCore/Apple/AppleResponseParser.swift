@@ -10,7 +10,9 @@ package enum AppleResponseParser {
 
     /// Parses a body; throws `Failure` for anything that is not Apple's JSON.
     package static func parse(_ body: [UInt8]) throws(Failure) -> AppleVerifyResponse {
-        guard String(validating: body, as: UTF8.self) != nil else { throw Failure(description: "answer is not valid UTF-8") }
+        guard String(validating: body, as: UTF8.self) != nil else {
+            throw Failure(description: "answer is not valid UTF-8")
+        }
         let object: Any
         do {
             object = try JSONSerialization.jsonObject(with: Data(body))
@@ -18,9 +20,14 @@ package enum AppleResponseParser {
             throw Failure(description: "answer is not JSON: \(preview(body))")
         }
         guard let top = object as? [String: Any] else { throw Failure(description: "answer is JSON but not an object") }
-        guard let status = FlexibleJSON.integer(top["status"]) else { throw Failure(description: "answer has no numeric status") }
+        guard let status = FlexibleJSON.integer(top["status"]) else {
+            throw Failure(description: "answer has no numeric status")
+        }
         let receipt = (top["receipt"] as? [String: Any]).map { receipt in
-            AppleVerifyResponse.Receipt(bundleID: FlexibleJSON.string(receipt["bundle_id"]), inApp: transactions(receipt["in_app"]))
+            AppleVerifyResponse.Receipt(
+                bundleID: FlexibleJSON.string(receipt["bundle_id"]),
+                inApp: transactions(receipt["in_app"])
+            )
         }
         return AppleVerifyResponse(
             status: Int(status),
@@ -37,16 +44,23 @@ package enum AppleResponseParser {
             guard let fields = entry as? [String: Any] else { return nil }
             // Values the ledger cannot hold (an int quantity, a timestamptz date) are unreadable: such an
             // entry pays nothing, rather than failing the settle that writes it.
-            let quantity: Int? = fields["quantity"] == nil
-                ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
-            let purchaseDate = FlexibleJSON.integer(fields["purchase_date_ms"]).flatMap { Self.storableDates.contains($0) ? $0 : nil }
+            let quantity: Int? =
+                fields["quantity"] == nil
+                ? 1
+                : FlexibleJSON.integer(fields["quantity"]).flatMap {
+                    (1...Int64(Int32.max)).contains($0) ? Int($0) : nil
+                }
+            let purchaseDate = FlexibleJSON.integer(fields["purchase_date_ms"]).flatMap {
+                Self.storableDates.contains($0) ? $0 : nil
+            }
             return VerifiedPurchase(
                 transactionID: FlexibleJSON.string(fields["transaction_id"]) ?? "",
                 originalTransactionID: FlexibleJSON.string(fields["original_transaction_id"]),
                 productID: FlexibleJSON.string(fields["product_id"]) ?? "",
                 quantity: quantity,
                 purchaseDateMilliseconds: purchaseDate,
-                isCancelled: FlexibleJSON.isPresent(fields["cancellation_date_ms"]) || FlexibleJSON.isPresent(fields["cancellation_date"]),
+                isCancelled: FlexibleJSON.isPresent(fields["cancellation_date_ms"])
+                    || FlexibleJSON.isPresent(fields["cancellation_date"]),
                 // StoreKit 2 purchases carry their account token in receipts too.
                 appAccountToken: FlexibleJSON.string(fields["app_account_token"]).flatMap(UUID.init(uuidString:))
             )

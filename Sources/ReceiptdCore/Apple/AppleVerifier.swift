@@ -69,7 +69,8 @@ package struct AppleVerifier: Sendable {
             group.addTask { await self.exchange(environment, receiptData: receiptData) }
             group.addTask {
                 try? await Task.sleep(for: timeout + Self.wholeCallGrace)
-                return Task.isCancelled ? nil : .transport("\(environment.rawValue) endpoint: no complete answer within \(timeout)")
+                return Task.isCancelled
+                    ? nil : .transport("\(environment.rawValue) endpoint: no complete answer within \(timeout)")
             }
             var result: AppleCallResult = .transport("\(environment.rawValue) endpoint: request cancelled")
             for await finished in group {
@@ -109,7 +110,9 @@ package struct AppleVerifier: Sendable {
     }
 
     private func requestBody(receiptData: String) -> String {
-        var fields: [(String, JSONText.Value)] = [("receipt-data", .string(receiptData)), ("exclude-old-transactions", .bool(false))]
+        var fields: [(String, JSONText.Value)] = [
+            ("receipt-data", .string(receiptData)), ("exclude-old-transactions", .bool(false)),
+        ]
         if let secret = configuration.sharedSecret { fields.append(("password", .string(secret))) }
         return JSONText.object(fields)
     }

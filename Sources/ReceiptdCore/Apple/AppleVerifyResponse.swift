@@ -26,7 +26,13 @@ package struct AppleVerifyResponse: Sendable, Equatable {
     package var latestReceiptInfo: [VerifiedPurchase]?
 
     /// Creates a response.
-    package init(status: Int, environment: String? = nil, isRetryable: Bool? = nil, receipt: Receipt? = nil, latestReceiptInfo: [VerifiedPurchase]? = nil) {
+    package init(
+        status: Int,
+        environment: String? = nil,
+        isRetryable: Bool? = nil,
+        receipt: Receipt? = nil,
+        latestReceiptInfo: [VerifiedPurchase]? = nil
+    ) {
         self.status = status
         self.environment = environment
         self.isRetryable = isRetryable

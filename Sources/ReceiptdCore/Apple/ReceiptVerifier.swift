@@ -7,7 +7,12 @@ struct ReceiptVerifier: PurchaseVerifier {
         let verdict = RetryClassifier.classify(call, malformedAnswersSoFar: job.malformedCount)
         switch call {
         case .answered(let response, let environment):
-            return VerificationAttempt(verdict: verdict, environment: environment, storeStatus: response.status, httpStatus: 200)
+            return VerificationAttempt(
+                verdict: verdict,
+                environment: environment,
+                storeStatus: response.status,
+                httpStatus: 200
+            )
         case .httpStatus(let code, _):
             return VerificationAttempt(verdict: verdict, httpStatus: code)
         case .garbled:

@@ -18,8 +18,12 @@ struct EnvironmentReader {
         guard let value = Int(text.trimmingCharacters(in: .whitespaces)) else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a whole number")
         }
-        guard value >= minimum else { throw ConfigurationError(variable: name, problem: "must be at least \(minimum), got \(value)") }
-        guard value <= maximum else { throw ConfigurationError(variable: name, problem: "must be at most \(maximum), got \(value)") }
+        guard value >= minimum else {
+            throw ConfigurationError(variable: name, problem: "must be at least \(minimum), got \(value)")
+        }
+        guard value <= maximum else {
+            throw ConfigurationError(variable: name, problem: "must be at most \(maximum), got \(value)")
+        }
         return value
     }
 
@@ -30,7 +34,9 @@ struct EnvironmentReader {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a number of seconds")
         }
         guard value >= 0 else { throw ConfigurationError(variable: name, problem: "must not be negative, got \(text)") }
-        guard !positive || value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
+        guard !positive || value > 0 else {
+            throw ConfigurationError(variable: name, problem: "must be greater than 0")
+        }
         try Self.check(name, value, text: text, maximum: maximum)
         return value
     }
@@ -42,7 +48,10 @@ struct EnvironmentReader {
         let unit = text.last.flatMap { units[$0] }
         let number = unit == nil ? text : String(text.dropLast())
         guard let value = Double(number), value.isFinite else {
-            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a duration (seconds, or a number with s, m, h or d)")
+            throw ConfigurationError(
+                variable: name,
+                problem: "\"\(text)\" is not a duration (seconds, or a number with s, m, h or d)"
+            )
         }
         guard value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
         try Self.check(name, value * (unit ?? 1), text: text, maximum: maximum)
@@ -50,11 +59,22 @@ struct EnvironmentReader {
     }
 
     /// Refuses `seconds` over `maximum`, naming the bound in the largest whole unit.
-    private static func check(_ name: String, _ seconds: Double, text: String, maximum: Double) throws(ConfigurationError) {
+    private static func check(
+        _ name: String,
+        _ seconds: Double,
+        text: String,
+        maximum: Double
+    ) throws(ConfigurationError) {
         guard seconds > maximum else { return }
-        let bound = [(86_400.0, "d"), (3600, "h"), (60, "m")].first { maximum >= $0.0 && maximum.truncatingRemainder(dividingBy: $0.0) == 0 }
+        let bound =
+            [(86_400.0, "d"), (3600, "h"), (60, "m")].first {
+                maximum >= $0.0 && maximum.truncatingRemainder(dividingBy: $0.0) == 0
+            }
             .map { "\(Int(maximum / $0.0))\($0.1)" } ?? "\(Int(maximum))s"
-        throw ConfigurationError(variable: name, problem: "must be at most \(bound) (\(Int(maximum)) seconds), got \(text)")
+        throw ConfigurationError(
+            variable: name,
+            problem: "must be at most \(bound) (\(Int(maximum)) seconds), got \(text)"
+        )
     }
 
     /// An https URL, or an http one to a loopback host (a local stand-in or proxy): the request carries
@@ -62,12 +82,16 @@ struct EnvironmentReader {
     func url(_ name: String) throws(ConfigurationError) -> String? {
         guard let text = string(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not an http or https URL")
         }
         guard scheme == "https" || Self.isLoopback(host) else {
-            throw ConfigurationError(variable: name, problem: "plain http to \(host) would send the shared secret in clear; "
-                                     + "use https (http is allowed only to 127.0.0.0/8, ::1 and localhost)")
+            throw ConfigurationError(
+                variable: name,
+                problem: "plain http to \(host) would send the shared secret in clear; "
+                    + "use https (http is allowed only to 127.0.0.0/8, ::1 and localhost)"
+            )
         }
         return text
     }
@@ -103,11 +127,17 @@ struct EnvironmentReader {
     }
 
     /// `host:port` to listen on; `fallback` when unset, nil (off) when set to the empty string.
-    func listenAddress(_ name: String, fallback: MetricsServer.Configuration) throws(ConfigurationError) -> MetricsServer.Configuration? {
+    func listenAddress(
+        _ name: String,
+        fallback: MetricsServer.Configuration
+    ) throws(ConfigurationError) -> MetricsServer.Configuration? {
         guard let text = environment[name] else { return fallback }
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }
         guard let address = MetricsServer.Configuration(address: text) else {
-            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not host:port (for example 127.0.0.1:9464)")
+            throw ConfigurationError(
+                variable: name,
+                problem: "\"\(text)\" is not host:port (for example 127.0.0.1:9464)"
+            )
         }
         return address
     }
@@ -128,7 +158,10 @@ struct EnvironmentReader {
     }
 
     /// One of an enum's raw values, given in any case.
-    func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, _: Choice.Type) throws(ConfigurationError) -> Choice?
+    func choice<Choice: RawRepresentable & CaseIterable>(
+        _ name: String,
+        _: Choice.Type
+    ) throws(ConfigurationError) -> Choice?
     where Choice.RawValue == String {
         guard let text = string(name) else { return nil }
         guard let value = Choice(rawValue: text.lowercased()) else {
@@ -141,12 +174,17 @@ struct EnvironmentReader {
     /// An ISO-8601 time with a zone (`2026-11-20T10:00:00Z`, fractions allowed) or a date (`2026-11-20`, midnight UTC).
     func instant(_ name: String) throws(ConfigurationError) -> Date? {
         guard let text = string(name) else { return nil }
-        let formats: [ISO8601DateFormatter.Options] = [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate]]
+        let formats: [ISO8601DateFormatter.Options] = [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds], [.withFullDate],
+        ]
         for options in formats {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
         }
-        throw ConfigurationError(variable: name, problem: "\"\(text)\" is not an ISO-8601 time such as 2026-11-20T10:00:00Z")
+        throw ConfigurationError(
+            variable: name,
+            problem: "\"\(text)\" is not an ISO-8601 time such as 2026-11-20T10:00:00Z"
+        )
     }
 }

@@ -15,14 +15,19 @@ extension ReceiptdSettings {
                     throw ConfigurationError(variable: "GOOGLE_SERVICE_ACCOUNT_FILE", problem: "\"\(path)\" \(error)")
                 }
             } else {
-                google.problem = "GOOGLE_SERVICE_ACCOUNT_FILE: cannot read \"\(path)\"; Google Play jobs wait until it can be read and receiptd restarts"
+                google.problem =
+                    "GOOGLE_SERVICE_ACCOUNT_FILE: cannot read \"\(path)\"; Google Play jobs wait until it can be read and receiptd restarts"
             }
         }
         google.packageName = reader.string("GOOGLE_PLAY_PACKAGE_NAME")
         google.apiURL = try reader.url("GOOGLE_PLAY_API_URL") ?? google.apiURL
         google.finalize = try reader.choice("GOOGLE_PLAY_FINALIZE", GoogleFinalizeAction.self) ?? google.finalize
-        if let seconds = try reader.duration("GOOGLE_PLAY_VOIDED_INTERVAL", maximum: Bounds.voidedInterval) { google.voidedInterval = .seconds(seconds) }
-        if let seconds = try reader.duration("GOOGLE_PLAY_FINALIZE_OVERDUE", maximum: Bounds.finalizeOverdue) { google.finalizeOverdue = .seconds(seconds) }
+        if let seconds = try reader.duration("GOOGLE_PLAY_VOIDED_INTERVAL", maximum: Bounds.voidedInterval) {
+            google.voidedInterval = .seconds(seconds)
+        }
+        if let seconds = try reader.duration("GOOGLE_PLAY_FINALIZE_OVERDUE", maximum: Bounds.finalizeOverdue) {
+            google.finalizeOverdue = .seconds(seconds)
+        }
         return google
     }
 }

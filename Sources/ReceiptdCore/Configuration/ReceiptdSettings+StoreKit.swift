@@ -14,20 +14,30 @@ extension ReceiptdSettings {
             do {
                 storeKit.receiptRoots = try AppleRootCertificates.certificates(pem: pem)
             } catch {
-                throw ConfigurationError(variable: "APPLE_RECEIPT_ROOT_CA_FILE", problem: "holds no readable PEM certificate")
+                throw ConfigurationError(
+                    variable: "APPLE_RECEIPT_ROOT_CA_FILE",
+                    problem: "holds no readable PEM certificate"
+                )
             }
         }
         storeKit.credentials = try credentials(reader)
         storeKit.serverAPIURL = try reader.url("APPLE_SERVER_API_URL") ?? storeKit.serverAPIURL
         storeKit.serverAPISandboxURL = try reader.url("APPLE_SERVER_API_SANDBOX_URL") ?? storeKit.serverAPISandboxURL
-        storeKit.serverAPIRate = try reader.integer("APPLE_SERVER_API_RATE", minimum: 1, maximum: Bounds.serverAPIRate) ?? storeKit.serverAPIRate
-        storeKit.receiptVerifier = try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
-        storeKit.transactionIDWithoutToken = try reader.choice("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", TransactionIDTokenPolicy.self)
+        storeKit.serverAPIRate =
+            try reader.integer("APPLE_SERVER_API_RATE", minimum: 1, maximum: Bounds.serverAPIRate)
+            ?? storeKit.serverAPIRate
+        storeKit.receiptVerifier =
+            try reader.choice("RECEIPTD_RECEIPT_VERIFIER", ReceiptVerifierChoice.self) ?? storeKit.receiptVerifier
+        storeKit.transactionIDWithoutToken =
+            try reader.choice("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", TransactionIDTokenPolicy.self)
             ?? storeKit.transactionIDWithoutToken
         // Refused at start rather than leaving every receipt job retrying for a key.
         if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {
-            throw ConfigurationError(variable: "RECEIPTD_RECEIPT_VERIFIER",
-                                     problem: "server_api needs the App Store Server API key: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")
+            throw ConfigurationError(
+                variable: "RECEIPTD_RECEIPT_VERIFIER",
+                problem:
+                    "server_api needs the App Store Server API key: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE"
+            )
         }
         return storeKit
     }
@@ -38,14 +48,24 @@ extension ReceiptdSettings {
         let given = names.filter { reader.string($0) != nil }
         guard !given.isEmpty else { return nil }
         if let missing = names.first(where: { reader.string($0) == nil }) {
-            throw ConfigurationError(variable: missing, problem: "is required with \(given.joined(separator: " and ")): "
-                                     + "the App Store Server API needs the issuer id, the key id and the .p8 key file together")
+            throw ConfigurationError(
+                variable: missing,
+                problem: "is required with \(given.joined(separator: " and ")): "
+                    + "the App Store Server API needs the issuer id, the key id and the .p8 key file together"
+            )
         }
         let pem = try reader.secretFile("APPLE_PRIVATE_KEY_FILE")!
-        guard let credentials = ServerAPICredentials(issuerID: reader.string("APPLE_ISSUER_ID")!, keyID: reader.string("APPLE_KEY_ID")!,
-                                                     pem: pem) else {
-            throw ConfigurationError(variable: "APPLE_PRIVATE_KEY_FILE",
-                                     problem: "is not a PKCS#8 P-256 private key in PEM (the .p8 file App Store Connect gives)")
+        guard
+            let credentials = ServerAPICredentials(
+                issuerID: reader.string("APPLE_ISSUER_ID")!,
+                keyID: reader.string("APPLE_KEY_ID")!,
+                pem: pem
+            )
+        else {
+            throw ConfigurationError(
+                variable: "APPLE_PRIVATE_KEY_FILE",
+                problem: "is not a PKCS#8 P-256 private key in PEM (the .p8 file App Store Connect gives)"
+            )
         }
         return credentials
     }

@@ -20,9 +20,14 @@ package struct ReceiptdSettings: Sendable {
     package var metrics: MetricsServer.Configuration?
 
     /// Creates settings from values.
-    package init(databaseURL: String = "", apple: AppleVerifier.Configuration = .init(),
-                daemon: ReceiptDaemon.Configuration = .init(), logLevel: Logger.Level = .info,
-                logFormat: LogFormat? = nil, metrics: MetricsServer.Configuration? = .init()) {
+    package init(
+        databaseURL: String = "",
+        apple: AppleVerifier.Configuration = .init(),
+        daemon: ReceiptDaemon.Configuration = .init(),
+        logLevel: Logger.Level = .info,
+        logFormat: LogFormat? = nil,
+        metrics: MetricsServer.Configuration? = .init()
+    ) {
         self.databaseURL = databaseURL
         self.apple = apple
         self.daemon = daemon
@@ -39,33 +44,49 @@ package struct ReceiptdSettings: Sendable {
         apple.productionURL = try reader.url("APPLE_VERIFY_URL") ?? apple.productionURL
         apple.sandboxURL = try reader.url("APPLE_SANDBOX_VERIFY_URL") ?? apple.sandboxURL
         apple.sharedSecret = try Self.sharedSecret(reader)
-        apple.requestTimeout = .seconds(try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true, maximum: Bounds.appleTimeout) ?? 30)
+        apple.requestTimeout = .seconds(
+            try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true, maximum: Bounds.appleTimeout) ?? 30
+        )
         // Without it any app's receipt, a sandbox tester's free one included, would deliver goods.
         guard let bundleID = reader.string("APPLE_BUNDLE_ID"), !bundleID.isEmpty else {
-            throw ConfigurationError(variable: "APPLE_BUNDLE_ID",
-                                     problem: "is required: the bundle id of the app whose receipts this daemon verifies")
+            throw ConfigurationError(
+                variable: "APPLE_BUNDLE_ID",
+                problem: "is required: the bundle id of the app whose receipts this daemon verifies"
+            )
         }
         daemon.expectedBundleID = bundleID
         storeKit = try Self.storeKit(reader)
         googlePlay = try Self.googlePlay(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
-        daemon.concurrency = try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1, maximum: Bounds.concurrency) ?? daemon.concurrency
-        daemon.databaseConnections = try reader.integer("RECEIPTD_DB_CONNECTIONS", minimum: 1, maximum: Bounds.databaseConnections) ?? daemon.databaseConnections
-        daemon.maxAttempts = try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1, maximum: Bounds.maxAttempts) ?? daemon.maxAttempts
-        daemon.backoff.base = try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff) ?? daemon.backoff.base
-        daemon.backoff.maximum = try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff) ?? daemon.backoff.maximum
-        daemon.pollInterval = try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval) ?? daemon.pollInterval
-        daemon.purchaseSkew = try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew) ?? daemon.purchaseSkew
+        daemon.concurrency =
+            try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1, maximum: Bounds.concurrency) ?? daemon.concurrency
+        daemon.databaseConnections =
+            try reader.integer("RECEIPTD_DB_CONNECTIONS", minimum: 1, maximum: Bounds.databaseConnections)
+            ?? daemon.databaseConnections
+        daemon.maxAttempts =
+            try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1, maximum: Bounds.maxAttempts) ?? daemon.maxAttempts
+        daemon.backoff.base =
+            try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff) ?? daemon.backoff.base
+        daemon.backoff.maximum =
+            try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff) ?? daemon.backoff.maximum
+        daemon.pollInterval =
+            try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval)
+            ?? daemon.pollInterval
+        daemon.purchaseSkew =
+            try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew) ?? daemon.purchaseSkew
         daemon.lease = try reader.seconds("RECEIPTD_LEASE", positive: true, maximum: Bounds.lease) ?? daemon.lease
-        daemon.shutdownGrace = try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace) ?? daemon.shutdownGrace
+        daemon.shutdownGrace =
+            try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace) ?? daemon.shutdownGrace
         daemon.retention = try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention) ?? daemon.retention
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
         if daemon.lease <= Double(apple.requestTimeout.components.seconds) {
-            throw ConfigurationError(variable: "RECEIPTD_LEASE",
-                                     problem: "must be longer than the Apple request timeout (\(apple.requestTimeout))")
+            throw ConfigurationError(
+                variable: "RECEIPTD_LEASE",
+                problem: "must be longer than the Apple request timeout (\(apple.requestTimeout))"
+            )
         }
     }
 
@@ -74,7 +95,10 @@ package struct ReceiptdSettings: Sendable {
         let inline = reader.string("APPLE_SHARED_SECRET")
         guard let fromFile = try reader.secretFile("APPLE_SHARED_SECRET_FILE") else { return inline }
         guard inline == nil else {
-            throw ConfigurationError(variable: "APPLE_SHARED_SECRET_FILE", problem: "set it or APPLE_SHARED_SECRET, not both")
+            throw ConfigurationError(
+                variable: "APPLE_SHARED_SECRET_FILE",
+                problem: "set it or APPLE_SHARED_SECRET, not both"
+            )
         }
         return fromFile
     }

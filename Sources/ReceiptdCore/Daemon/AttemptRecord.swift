@@ -34,7 +34,9 @@ package struct AttemptRecord: Sendable, Equatable {
     /// Describes an attempt from what the store answered and how it was judged; `nil` for an abandoned one.
     init(startedAt: Date, duration: Duration, attempt: VerificationAttempt?) {
         self.startedAt = startedAt
-        durationMilliseconds = Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+        durationMilliseconds = Int(
+            duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        )
         environment = attempt?.environment
         appleStatus = attempt?.storeStatus
         httpStatus = attempt?.httpStatus
@@ -60,18 +62,24 @@ package struct AttemptRecord: Sendable, Equatable {
     /// The parameters `JobStore` binds for the attempt's columns, in order:
     /// started_at, duration_ms, environment, apple_status, http_status, result, error_class, error.
     var parameters: [any SQLParameter] {
-        [startedAt.timeIntervalSince1970, durationMilliseconds, environment?.rawValue, appleStatus, httpStatus, result.rawValue,
-         errorClass?.rawValue, error]
+        [
+            startedAt.timeIntervalSince1970, durationMilliseconds, environment?.rawValue, appleStatus, httpStatus,
+            result.rawValue,
+            errorClass?.rawValue, error,
+        ]
     }
 }
 
 extension AttemptRecord {
     /// The attempt's columns as the fields of a `jsonb` row, for statements that write many attempts at once.
     var jsonFields: [(String, JSONText.Value)] {
-        [("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
-         ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
-         ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)), ("result", .string(result.rawValue)),
-         ("error_class", .optional(errorClass?.rawValue)), ("error", .optional(error))]
+        [
+            ("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
+            ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
+            ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)),
+            ("result", .string(result.rawValue)),
+            ("error_class", .optional(errorClass?.rawValue)), ("error", .optional(error)),
+        ]
     }
 
     /// Whether this attempt says Apple is answering (`true`), failing (`false`), or nothing about it (`nil`).

@@ -32,7 +32,8 @@ package struct ClaimFilter: Sendable, Equatable {
                 case .googlePurchase: !paused.contains(.googlePlay)
                 }
             },
-            transactions: paused.contains(.serverAPI) ? .signed : .all)
+            transactions: paused.contains(.serverAPI) ? .signed : .all
+        )
     }
 
     /// Only jobs that need `api`: the half-open breaker's probe. Empty when no job needs it (verifyReceipt while
@@ -40,7 +41,8 @@ package struct ClaimFilter: Sendable, Equatable {
     package static func needing(_ api: StoreAPI, receipts: ReceiptVerifierChoice) -> ClaimFilter {
         switch api {
         case .verifyReceipt: ClaimFilter(kinds: receipts == .verifyReceipt ? [.receipt] : [])
-        case .serverAPI: ClaimFilter(kinds: receipts == .serverAPI ? [.receipt, .transaction] : [.transaction], transactions: .ids)
+        case .serverAPI:
+            ClaimFilter(kinds: receipts == .serverAPI ? [.receipt, .transaction] : [.transaction], transactions: .ids)
         case .googlePlay: ClaimFilter(kinds: [.googlePurchase])
         }
     }

@@ -38,7 +38,10 @@ struct JobRunner: Sendable {
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
             logger.info("Apple request abandoned: the job was superseded or cancelled, or the daemon is stopping")
-            try? await store.recordAbandoned(job, attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: nil))
+            try? await store.recordAbandoned(
+                job,
+                attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: nil)
+            )
             await release(job, logger: logger)
             return nil
         }
@@ -53,8 +56,12 @@ struct JobRunner: Sendable {
         }
         let attempt = AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: answer)
         if answer.calledStore, let api {
-            metrics.appleRequest(environment: attempt.environment ?? .production, api: api, failure: attempt.errorClass,
-                                 seconds: Double(attempt.durationMilliseconds) / 1000)
+            metrics.appleRequest(
+                environment: attempt.environment ?? .production,
+                api: api,
+                failure: attempt.errorClass,
+                seconds: Double(attempt.durationMilliseconds) / 1000
+            )
         }
         await record(answer.verdict, attempt: attempt, for: job, logger: logger)
         return answer.calledStore ? attempt.appleHealthy : nil
@@ -69,8 +76,16 @@ struct JobRunner: Sendable {
         var locked = false
         while true {
             do {
-                let (recording, outcome) = try await write(verdict, attempt: attempt, for: job, alone: locked, logger: logger)
-                if case .retry(let failure) = verdict, recording != .abandoned { metrics.retry(errorClass: failure.errorClass) }
+                let (recording, outcome) = try await write(
+                    verdict,
+                    attempt: attempt,
+                    for: job,
+                    alone: locked,
+                    logger: logger
+                )
+                if case .retry(let failure) = verdict, recording != .abandoned {
+                    metrics.retry(errorClass: failure.errorClass)
+                }
                 switch recording {
                 case .abandoned:
                     logger.info("answer dropped: the job is no longer running under this daemon")
@@ -85,8 +100,10 @@ struct JobRunner: Sendable {
                 }
                 return
             } catch let error as PostgresError where !error.isTransient {
-                logger.error("the database refused to record the answer; rescheduling the job without it",
-                             metadata: [LogKey.error: "\(error)"])
+                logger.error(
+                    "the database refused to record the answer; rescheduling the job without it",
+                    metadata: [LogKey.error: "\(error)"]
+                )
                 await reschedule(job, after: error, logger: logger)
                 return
             } catch {
@@ -98,12 +115,18 @@ struct JobRunner: Sendable {
                         await postponeWhileLocked(job, logger: logger)
                         return
                     }
-                    logger.error("could not record the result; rescheduling the job", metadata: [LogKey.error: "\(error)"])
+                    logger.error(
+                        "could not record the result; rescheduling the job",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
                     await reschedule(job, after: error, logger: logger)
                     return
                 }
                 if pause == .milliseconds(100) {
-                    logger.warning("recording failed; keeping the result and retrying", metadata: [LogKey.error: "\(error)"])
+                    logger.warning(
+                        "recording failed; keeping the result and retrying",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
                 }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(5))
@@ -118,12 +141,19 @@ struct JobRunner: Sendable {
         let failure = TransientFailure(errorClass: .recording, reason: "could not record the answer: \(error)")
         do {
             let recording = try await store.recordRetry(
-                job, failure: failure, delay: configuration.backoff.delay(afterAttempt: job.attempts),
-                maxAttempts: configuration.maxAttempts, attempt: nil)
+                job,
+                failure: failure,
+                delay: configuration.backoff.delay(afterAttempt: job.attempts),
+                maxAttempts: configuration.maxAttempts,
+                attempt: nil
+            )
             metrics.retry(errorClass: failure.errorClass)
             if recording == .recorded(.failed) { metrics.jobFinished(state: .failed, outcome: .failed) }
         } catch {
-            logger.error("could not reschedule the job either; its lease returns it to pending", metadata: [LogKey.error: "\(error)"])
+            logger.error(
+                "could not reschedule the job either; its lease returns it to pending",
+                metadata: [LogKey.error: "\(error)"]
+            )
         }
     }
 
@@ -134,9 +164,16 @@ struct JobRunner: Sendable {
         let reason = "waiting for a row lock another transaction holds (a game server's transaction left open?)"
         logger.warning("a row lock held by another transaction kept the answer from being recorded; asking again later")
         do {
-            try await store.postpone(job, seconds: configuration.backoff.delay(afterAttempt: job.attempts), reason: reason)
+            try await store.postpone(
+                job,
+                seconds: configuration.backoff.delay(afterAttempt: job.attempts),
+                reason: reason
+            )
         } catch {
-            logger.error("could not postpone the job either; this daemon's lease pass returns it to pending", metadata: [LogKey.error: "\(error)"])
+            logger.error(
+                "could not postpone the job either; this daemon's lease pass returns it to pending",
+                metadata: [LogKey.error: "\(error)"]
+            )
         }
     }
 
@@ -145,13 +182,20 @@ struct JobRunner: Sendable {
         do {
             if try await store.release(job) { logger.info("job returned to pending") }
         } catch {
-            logger.warning("could not return the job to pending; its lease returns it", metadata: [LogKey.error: "\(error)"])
+            logger.warning(
+                "could not return the job to pending; its lease returns it",
+                metadata: [LogKey.error: "\(error)"]
+            )
         }
     }
 
     /// Writes one verdict; returns how it was written and the order outcome to count when it finished the job.
     private func write(
-        _ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, alone: Bool, logger: Logger
+        _ verdict: Verdict,
+        attempt: AttemptRecord,
+        for job: ClaimedJob,
+        alone: Bool,
+        logger: Logger
     ) async throws -> (JobStore.Recording, OrderOutcome?) {
         switch verdict {
         case .verified(let verified):
@@ -166,28 +210,49 @@ struct JobRunner: Sendable {
             let (transactions, environment) = (verified.purchases, verified.environment)
             let conflicting = transactions.filter { !$0.conflictingFields.isEmpty }
             if !conflicting.isEmpty {
-                logger.warning("copies of a transaction disagree; it pays nothing", metadata: [
-                    "transactions": "\(conflicting.map { "\($0.transactionID): \($0.conflictingFields.joined(separator: ","))" })",
-                ])
+                logger.warning(
+                    "copies of a transaction disagree; it pays nothing",
+                    metadata: [
+                        "transactions":
+                            "\(conflicting.map { "\($0.transactionID): \($0.conflictingFields.joined(separator: ","))" })"
+                    ]
+                )
             }
             let (recording, plan) = try await store.recordVerified(
-                VerifiedAnswer(job: job, transactions: transactions, environment: environment, attempt: attempt,
-                               store: verified.store, finalization: verified.finalization), alone: alone)
+                VerifiedAnswer(
+                    job: job,
+                    transactions: transactions,
+                    environment: environment,
+                    attempt: attempt,
+                    store: verified.store,
+                    finalization: verified.finalization
+                ),
+                alone: alone
+            )
             if let plan, !plan.foreignPurchases.isEmpty {
-                logger.warning("receipt carries purchases first delivered to another user; they pay nothing", metadata: [
-                    "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))",
-                ])
+                logger.warning(
+                    "receipt carries purchases first delivered to another user; they pay nothing",
+                    metadata: [
+                        "original_transactions": "\(plan.foreignPurchases.map(\.originalTransactionID))"
+                    ]
+                )
             }
             if let plan, !plan.refusedWithoutToken.isEmpty {
-                logger.warning("a transaction looked up by its id lacks the order's app account token; it pays nothing", metadata: [
-                    "transactions": "\(plan.refusedWithoutToken.map(\.transactionID))",
-                ])
+                logger.warning(
+                    "a transaction looked up by its id lacks the order's app account token; it pays nothing",
+                    metadata: [
+                        "transactions": "\(plan.refusedWithoutToken.map(\.transactionID))"
+                    ]
+                )
             }
             if let plan, let own = plan.orderResults.first {
-                logger.info("order settled", metadata: [
-                    "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",
-                    "transactions": "\(plan.deliveries.count)", LogKey.environment: "\(environment.rawValue)",
-                ])
+                logger.info(
+                    "order settled",
+                    metadata: [
+                        "outcome": "\(own.outcome.rawValue)", "delivered": "\(own.deliveredQuantity)",
+                        "transactions": "\(plan.deliveries.count)", LogKey.environment: "\(environment.rawValue)",
+                    ]
+                )
             }
             return (recording, plan?.orderResults.first?.outcome)
         case .retry(let failure):
@@ -195,12 +260,21 @@ struct JobRunner: Sendable {
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
             let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
             let recording = try await store.recordRetry(
-                job, failure: failure, delay: delay, maxAttempts: configuration.maxAttempts, attempt: attempt)
+                job,
+                failure: failure,
+                delay: delay,
+                maxAttempts: configuration.maxAttempts,
+                attempt: attempt
+            )
             let exhausted = recording == .recorded(.failed)
-            logger.log(level: exhausted ? .error : .warning, "attempt failed", metadata: [
-                LogKey.errorClass: "\(failure.errorClass.rawValue)", LogKey.error: "\(failure.reason)",
-                "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
-            ])
+            logger.log(
+                level: exhausted ? .error : .warning,
+                "attempt failed",
+                metadata: [
+                    LogKey.errorClass: "\(failure.errorClass.rawValue)", LogKey.error: "\(failure.reason)",
+                    "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
+                ]
+            )
             return (recording, .failed)
         case .reject(let reason):
             logger.notice("rejected by the store", metadata: [LogKey.error: "\(reason)"])

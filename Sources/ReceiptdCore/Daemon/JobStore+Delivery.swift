@@ -31,7 +31,13 @@ extension JobStore {
             do {
                 return try await pool.withSession { [owner, planner, unclaimedSince] session in
                     do {
-                        return try Self.settle(answers, owner: owner, planner: planner, unclaimedSince: unclaimedSince, in: session)
+                        return try Self.settle(
+                            answers,
+                            owner: owner,
+                            planner: planner,
+                            unclaimedSince: unclaimedSince,
+                            in: session
+                        )
                     } catch {
                         // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
                         _ = try? session.execute("ROLLBACK")
@@ -42,7 +48,10 @@ extension JobStore {
                 continue
             }
         }
-        throw PostgresError(kind: .query, message: "jobs \(answers.map(\.job.id)): gave up after repeated delivery conflicts")
+        throw PostgresError(
+            kind: .query,
+            message: "jobs \(answers.map(\.job.id)): gave up after repeated delivery conflicts"
+        )
     }
 
     /// Settles a batch, each answer's own result. When a row lock held elsewhere (a game server's transaction
@@ -71,40 +80,49 @@ extension JobStore {
     package static let settleReads = (
         // The users' open orders and the jobs' own orders, locked in order_id order (as enqueue_receipt locks them).
         orders: """
-            SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
-                   (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms, app_account_token, account_id
-            FROM iap.orders
-            WHERE order_id = ANY (ARRAY(
-                SELECT order_id FROM iap.orders
-                WHERE user_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND outcome IS DISTINCT FROM 'full'
-                UNION
-                SELECT jsonb_array_elements_text($2::jsonb)))
-            ORDER BY order_id
-            FOR UPDATE
-            """,
+        SELECT order_id, user_id, product_id, quantity, delivered_quantity, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms,
+               (extract(epoch FROM checkout_at) * 1000)::bigint AS checkout_ms, app_account_token, account_id
+        FROM iap.orders
+        WHERE order_id = ANY (ARRAY(
+            SELECT order_id FROM iap.orders
+            WHERE user_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND outcome IS DISTINCT FROM 'full'
+            UNION
+            SELECT jsonb_array_elements_text($2::jsonb)))
+        ORDER BY order_id
+        FOR UPDATE
+        """,
         jobs: """
-            SELECT id FROM iap.jobs
-            WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::bigint)) AND state = 'running' AND locked_by = $2
-            ORDER BY id
-            FOR UPDATE
-            """,
+        SELECT id FROM iap.jobs
+        WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::bigint)) AND state = 'running' AND locked_by = $2
+        ORDER BY id
+        FOR UPDATE
+        """,
         delivered: """
-            SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
-            """,
+        SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """,
         owners: """
-            SELECT original_transaction_id, user_id FROM iap.transaction_owners
-            WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
-            """
+        SELECT original_transaction_id, user_id FROM iap.transaction_owners
+        WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """
     )
 
     private static func settle(
-        _ answers: [VerifiedAnswer], owner: String, planner: DeliveryPlanner, unclaimedSince: Date?, in session: DatabaseSession
+        _ answers: [VerifiedAnswer],
+        owner: String,
+        planner: DeliveryPlanner,
+        unclaimedSince: Date?,
+        in session: DatabaseSession
     ) throws -> [(Recording, DeliveryPlan?)] {
         let transactions = answers.flatMap(\.transactions)
         let read = try session.pipeline([
             SQLStatement("BEGIN"),
-            SQLStatement(settleReads.orders, [JSONText.array(Array(Set(answers.map(\.job.userID)))),
-                                              JSONText.array(answers.map(\.job.order.orderID))]),
+            SQLStatement(
+                settleReads.orders,
+                [
+                    JSONText.array(Array(Set(answers.map(\.job.userID)))),
+                    JSONText.array(answers.map(\.job.order.orderID)),
+                ]
+            ),
             SQLStatement(settleReads.jobs, [JSONText.array(answers.map { String($0.job.id) }), owner]),
             SQLStatement(settleReads.delivered, [JSONText.array(transactions.map(\.transactionID))]),
             SQLStatement(settleReads.owners, [JSONText.array(Array(Set(transactions.map(\.originalTransactionID))))]),
@@ -114,8 +132,11 @@ extension JobStore {
                 (try row.string("user_id"), try OrderSnapshot(row))
             },
             delivered: Set(read[3].rows.compactMap { $0[0] }),
-            owners: Dictionary(try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
-                               uniquingKeysWith: { first, _ in first }))
+            owners: Dictionary(
+                try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
+                uniquingKeysWith: { first, _ in first }
+            )
+        )
         let running = Set(read[2].rows.compactMap { $0[0].flatMap { Int64($0) } })
 
         var results: [(Recording, DeliveryPlan?)] = []
@@ -124,7 +145,8 @@ extension JobStore {
             // A job that is not ours any more, or whose order an earlier receipt of this batch completed
             // (that receipt's settle supersedes it), writes nothing.
             guard running.contains(answer.job.id), !ledger.completed.contains(answer.job.order.orderID),
-                  let plan = ledger.plan(answer, planner: planner) else {
+                let plan = ledger.plan(answer, planner: planner)
+            else {
                 results.append((.abandoned, nil))
                 continue
             }
@@ -135,7 +157,8 @@ extension JobStore {
             try session.execute("ROLLBACK")
             return results
         }
-        let writes = [settleStatement(settled, owner: owner, orders: ledger)]
+        let writes =
+            [settleStatement(settled, owner: owner, orders: ledger)]
             + followUps(settled, ledger: ledger, unclaimedSince: unclaimedSince) + [SQLStatement("COMMIT")]
         _ = try session.pipeline(writes)
         return results
@@ -145,28 +168,55 @@ extension JobStore {
     /// receipts completed, flagging other users' purchases, recording unclaimed payments, and telling game servers
     /// which orders received goods.
     private static func followUps(
-        _ settled: [(VerifiedAnswer, DeliveryPlan)], ledger: LedgerView, unclaimedSince: Date?
+        _ settled: [(VerifiedAnswer, DeliveryPlan)],
+        ledger: LedgerView,
+        unclaimedSince: Date?
     ) -> [SQLStatement] {
         var writes: [SQLStatement] = []
-        let completedElsewhere = settled.flatMap { answer, plan in plan.ordersCompletedElsewhere.map { ($0, answer.job.id) } }
+        let completedElsewhere = settled.flatMap { answer, plan in
+            plan.ordersCompletedElsewhere.map { ($0, answer.job.id) }
+        }
         if !completedElsewhere.isEmpty {
-            writes.append(SQLStatement(closeCompletedOrders, [JSONText.rows(completedElsewhere.map { order, job in
-                [("order_id", .string(order)), ("job_id", .int(job))]
-            })]))
+            writes.append(
+                SQLStatement(
+                    closeCompletedOrders,
+                    [
+                        JSONText.rows(
+                            completedElsewhere.map { order, job in
+                                [("order_id", .string(order)), ("job_id", .int(job))]
+                            }
+                        )
+                    ]
+                )
+            )
         }
         let flagged = settled.flatMap { answer, plan in plan.foreignPurchases.map { (answer.job, $0) } }
         if !flagged.isEmpty {
-            writes.append(SQLStatement(flagForeignPurchases, [JSONText.rows(flagged.map { job, foreign in
-                [("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)), ("user_id", .string(job.userID)),
-                 ("original_id", .string(foreign.originalTransactionID)), ("owner", .string(foreign.ownerUserID))]
-            })]))
+            writes.append(
+                SQLStatement(
+                    flagForeignPurchases,
+                    [
+                        JSONText.rows(
+                            flagged.map { job, foreign in
+                                [
+                                    ("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)),
+                                    ("user_id", .string(job.userID)),
+                                    ("original_id", .string(foreign.originalTransactionID)),
+                                    ("owner", .string(foreign.ownerUserID)),
+                                ]
+                            }
+                        )
+                    ]
+                )
+            )
         }
         var unclaimed: [String: [(String, JSONText.Value)]] = [:]
         for (answer, plan) in settled {
             // A Google purchase that paid nothing is left unacknowledged, so Google refunds it: not a payment to assign.
             for entry in plan.unclaimed where entry.store == .apple && !ledger.isDelivered(entry.transactionID) {
                 unclaimed[entry.transactionID] = [
-                    ("transaction_id", .string(entry.transactionID)), ("original_id", .string(entry.originalTransactionID)),
+                    ("transaction_id", .string(entry.transactionID)),
+                    ("original_id", .string(entry.originalTransactionID)),
                     ("product_id", .string(entry.productID)), ("quantity", .optional(entry.quantity)),
                     ("purchase_ms", .int(entry.purchaseDateMilliseconds ?? 0)),
                     ("environment", .string(answer.environment.rawValue)), ("user_id", .string(answer.job.userID)),
@@ -175,14 +225,32 @@ extension JobStore {
             }
         }
         if !unclaimed.isEmpty {
-            writes.append(SQLStatement(recordUnclaimed, [JSONText.rows(unclaimed.keys.sorted().compactMap { unclaimed[$0] }),
-                                                         unclaimedSince.map { ISO8601DateFormatter().string(from: $0) }]))
+            writes.append(
+                SQLStatement(
+                    recordUnclaimed,
+                    [
+                        JSONText.rows(unclaimed.keys.sorted().compactMap { unclaimed[$0] }),
+                        unclaimedSince.map { ISO8601DateFormatter().string(from: $0) },
+                    ]
+                )
+            )
         }
-        let receiving = settled.flatMap { answer, plan in Set(plan.deliveries.map(\.orderID)).sorted().map { (answer.job.userID, $0) } }
+        let receiving = settled.flatMap { answer, plan in
+            Set(plan.deliveries.map(\.orderID)).sorted().map { (answer.job.userID, $0) }
+        }
         if !receiving.isEmpty {
-            writes.append(SQLStatement(notifyVerified, [JSONText.array(receiving.map { user, order in
-                JSONText.object([("order_id", .string(order)), ("user_id", .string(user))])
-            })]))
+            writes.append(
+                SQLStatement(
+                    notifyVerified,
+                    [
+                        JSONText.array(
+                            receiving.map { user, order in
+                                JSONText.object([("order_id", .string(order)), ("user_id", .string(user))])
+                            }
+                        )
+                    ]
+                )
+            )
         }
         return writes
     }
@@ -283,24 +351,37 @@ extension JobStore {
     /// The owed acknowledgement's fields of a delivery row; none when nothing is owed.
     private static func finalizationFields(_ finalization: GoogleFinalization?) -> [(String, JSONText.Value)] {
         guard let finalization, finalization.action != .none else { return [] }
-        return [("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
-                ("purchase_token", .string(finalization.purchaseToken)), ("overdue_s", .int(Int64(finalization.overdueSeconds.rounded())))]
+        return [
+            ("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
+            ("purchase_token", .string(finalization.purchaseToken)),
+            ("overdue_s", .int(Int64(finalization.overdueSeconds.rounded()))),
+        ]
     }
 
-    private static func settleStatement(_ settled: [(VerifiedAnswer, DeliveryPlan)], owner: String, orders: LedgerView) -> SQLStatement {
+    private static func settleStatement(
+        _ settled: [(VerifiedAnswer, DeliveryPlan)],
+        owner: String,
+        orders: LedgerView
+    ) -> SQLStatement {
         let deliveries = settled.flatMap { answer, plan in
             plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
-                [("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
-                 ("user_id", .string(answer.job.userID)), ("product_id", .string(orders.productID(of: delivery.orderID))),
-                 ("quantity", .int(Int64(delivery.quantity))), ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
-                 ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
-                 ("store", .string(answer.store.rawValue))] + Self.finalizationFields(answer.finalization)
+                [
+                    ("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
+                    ("user_id", .string(answer.job.userID)),
+                    ("product_id", .string(orders.productID(of: delivery.orderID))),
+                    ("quantity", .int(Int64(delivery.quantity))),
+                    ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
+                    ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
+                    ("store", .string(answer.store.rawValue)),
+                ] + Self.finalizationFields(answer.finalization)
             }
         }
         let owners = settled.flatMap { answer, plan in
             plan.newOwners.map { delivery -> [(String, JSONText.Value)] in
-                [("original_id", .string(delivery.originalTransactionID)), ("user_id", .string(answer.job.userID)),
-                 ("order_id", .string(delivery.orderID))]
+                [
+                    ("original_id", .string(delivery.originalTransactionID)), ("user_id", .string(answer.job.userID)),
+                    ("order_id", .string(delivery.orderID)),
+                ]
             }
         }
         // Each order once, as the last plan that touched it left it.
@@ -309,31 +390,52 @@ extension JobStore {
         let jobs = settled.map { answer, plan -> [(String, JSONText.Value)] in
             var flags: [String] = []
             if !plan.foreignPurchases.isEmpty {
-                flags.append("receipt carries purchases first delivered to another user: "
-                    + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", "))
+                flags.append(
+                    "receipt carries purchases first delivered to another user: "
+                        + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(
+                            separator: ", "
+                        )
+                )
             }
             if !plan.refusedWithoutToken.isEmpty {
                 let order = orders.appAccountToken(of: answer.job.order.orderID)
-                flags.append(plan.refusedWithoutToken.map { entry in
-                    "transaction \(entry.transactionID) was looked up by its id and "
-                        + (entry.appAccountToken == nil ? "carries no appAccountToken" : "carries another appAccountToken")
-                        + (order == nil ? ", and the order has no app_account_token" : " than the order's app_account_token")
-                }.joined(separator: "; ") + ": it pays no order (RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject) and is recorded as an unclaimed payment")
+                flags.append(
+                    plan.refusedWithoutToken.map { entry in
+                        "transaction \(entry.transactionID) was looked up by its id and "
+                            + (entry.appAccountToken == nil
+                                ? "carries no appAccountToken" : "carries another appAccountToken")
+                            + (order == nil
+                                ? ", and the order has no app_account_token" : " than the order's app_account_token")
+                    }.joined(separator: "; ")
+                        + ": it pays no order (RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject) and is recorded as an unclaimed payment"
+                )
             }
             let flag = flags.isEmpty ? nil : flags.joined(separator: "; ")
-            return [("id", .int(answer.job.id)), ("environment", .string(answer.environment.rawValue)), ("flag", .optional(flag))]
+            return [
+                ("id", .int(answer.job.id)), ("environment", .string(answer.environment.rawValue)),
+                ("flag", .optional(flag)),
+            ]
         }
         let attempts = settled.map { answer, _ -> [(String, JSONText.Value)] in
-            [("job_id", .int(answer.job.id)), ("order_id", .string(answer.job.order.orderID)),
-             ("attempt", .int(Int64(answer.job.attempts)))] + answer.attempt.jsonFields
+            [
+                ("job_id", .int(answer.job.id)), ("order_id", .string(answer.job.order.orderID)),
+                ("attempt", .int(Int64(answer.job.attempts))),
+            ] + answer.attempt.jsonFields
         }
-        return SQLStatement(settleWrite, [
-            JSONText.rows(deliveries), JSONText.rows(owners),
-            JSONText.rows(orderResults.values.sorted { $0.orderID < $1.orderID }.map { result in
-                [("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
-                 ("outcome", .string(result.outcome.rawValue))]
-            }),
-            JSONText.rows(jobs), owner, JSONText.rows(attempts),
-        ])
+        return SQLStatement(
+            settleWrite,
+            [
+                JSONText.rows(deliveries), JSONText.rows(owners),
+                JSONText.rows(
+                    orderResults.values.sorted { $0.orderID < $1.orderID }.map { result in
+                        [
+                            ("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
+                            ("outcome", .string(result.outcome.rawValue)),
+                        ]
+                    }
+                ),
+                JSONText.rows(jobs), owner, JSONText.rows(attempts),
+            ]
+        )
     }
 }

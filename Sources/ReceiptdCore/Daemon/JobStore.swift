@@ -21,14 +21,40 @@ package struct JobStore: Sendable {
 
     /// Creates a store for the daemon identified by `owner`. With `settleConcurrency`, verified answers that
     /// arrive together are settled together, on at most that many connections at once.
-    init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, unclaimedSince: Date? = nil, settleConcurrency: Int? = nil) {
-        let unbatched = JobStore(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: nil)
-        self.init(pool: pool, owner: owner, planner: planner, unclaimedSince: unclaimedSince, batcher: settleConcurrency.map { concurrency in
-            SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) { await unbatched.recordEach($0) }
-        })
+    init(
+        pool: DatabasePool,
+        owner: String,
+        planner: DeliveryPlanner,
+        unclaimedSince: Date? = nil,
+        settleConcurrency: Int? = nil
+    ) {
+        let unbatched = JobStore(
+            pool: pool,
+            owner: owner,
+            planner: planner,
+            unclaimedSince: unclaimedSince,
+            batcher: nil
+        )
+        self.init(
+            pool: pool,
+            owner: owner,
+            planner: planner,
+            unclaimedSince: unclaimedSince,
+            batcher: settleConcurrency.map { concurrency in
+                SettleBatcher(maximumBatch: Self.settleBatchSize, maximumConcurrent: concurrency) {
+                    await unbatched.recordEach($0)
+                }
+            }
+        )
     }
 
-    private init(pool: DatabasePool, owner: String, planner: DeliveryPlanner, unclaimedSince: Date?, batcher: SettleBatcher?) {
+    private init(
+        pool: DatabasePool,
+        owner: String,
+        planner: DeliveryPlanner,
+        unclaimedSince: Date?,
+        batcher: SettleBatcher?
+    ) {
         self.pool = pool
         self.owner = owner
         self.planner = planner
@@ -41,7 +67,10 @@ package struct JobStore: Sendable {
 
     /// Settles one verified answer, together with the others that arrive meanwhile when batching is on, unless
     /// `alone` (an answer whose rows another transaction held locked at the last try: it would hold up a batch).
-    package func recordVerified(_ answer: VerifiedAnswer, alone: Bool = false) async throws -> (Recording, DeliveryPlan?) {
+    package func recordVerified(
+        _ answer: VerifiedAnswer,
+        alone: Bool = false
+    ) async throws -> (Recording, DeliveryPlan?) {
         if let batcher, !alone { return try await batcher.settle(answer) }
         return try await recordVerified([answer])[0]
     }
@@ -57,10 +86,15 @@ package struct JobStore: Sendable {
         let result = try await pool.execute(Self.claimSQL, [limit, owner, kinds, transactions])
         return try result.namedRows.map { row in
             ClaimedJob(
-                id: Int64(try row.int("id")), kind: try JobKind(row.string("kind")), input: try row.string("receipt_data"),
-                attempts: try row.int("attempts"), malformedCount: try row.int("malformed_count"),
-                order: try OrderSnapshot(row), userID: try row.string("user_id"),
-                createdAtMilliseconds: Int64(try row.int("job_created_ms")))
+                id: Int64(try row.int("id")),
+                kind: try JobKind(row.string("kind")),
+                input: try row.string("receipt_data"),
+                attempts: try row.int("attempts"),
+                malformedCount: try row.int("malformed_count"),
+                order: try OrderSnapshot(row),
+                userID: try row.string("user_id"),
+                createdAtMilliseconds: Int64(try row.int("job_created_ms"))
+            )
         }
     }
 
@@ -69,22 +103,22 @@ package struct JobStore: Sendable {
     /// It still walks `jobs_pending_due` in (run_at, id) order; the filters only skip rows on the way.
     /// Public so that the benchmark's pgbench ceiling runs this very text.
     package static let claimSQL = """
-            WITH due AS (
-                SELECT id FROM iap.jobs
-                WHERE state = 'pending' AND run_at <= now() AND kind = ANY ($3::text[])
-                  AND (kind <> 'transaction' OR $4::text = 'all' OR ($4::text = 'ids') = (receipt_data ~ '^[0-9]+$'))
-                ORDER BY run_at, id
-                LIMIT $1
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE iap.jobs j
-            SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = $2
-            FROM iap.orders o
-            WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
-            RETURNING j.id, j.kind, j.receipt_data, (extract(epoch FROM j.created_at) * 1000)::bigint AS job_created_ms, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
-                      o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
-                      (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token, o.account_id
-            """
+        WITH due AS (
+            SELECT id FROM iap.jobs
+            WHERE state = 'pending' AND run_at <= now() AND kind = ANY ($3::text[])
+              AND (kind <> 'transaction' OR $4::text = 'all' OR ($4::text = 'ids') = (receipt_data ~ '^[0-9]+$'))
+            ORDER BY run_at, id
+            LIMIT $1
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE iap.jobs j
+        SET state = 'running', attempts = j.attempts + 1, started_at = now(), heartbeat_at = now(), locked_by = $2
+        FROM iap.orders o
+        WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
+        RETURNING j.id, j.kind, j.receipt_data, (extract(epoch FROM j.created_at) * 1000)::bigint AS job_created_ms, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
+                  o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
+                  (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token, o.account_id
+        """
 
     /// Refreshes the heartbeat of `jobs`, the jobs this daemon is still working on, and of the daemon itself in
     /// `iap.daemons`, with the longest an attempt of its may take.
@@ -93,7 +127,8 @@ package struct JobStore: Sendable {
     /// A job row another transaction holds locked (a game server's enqueue left open) is skipped, never waited
     /// for: the daemon's own row is what tells other daemons that it is alive (see `reclaimExpired`).
     package func heartbeat(jobs: [Int64], attemptLimitSeconds: Double) async throws {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             WITH jobs AS (
                 UPDATE iap.jobs SET heartbeat_at = now()
                 WHERE id = ANY (ARRAY(
@@ -103,7 +138,9 @@ package struct JobStore: Sendable {
             INSERT INTO iap.daemons (daemon, in_flight, attempt_limit_seconds) VALUES ($1, $3, $4)
             ON CONFLICT (daemon) DO UPDATE
             SET heartbeat_at = now(), in_flight = excluded.in_flight, attempt_limit_seconds = excluded.attempt_limit_seconds
-            """, [owner, jobs, jobs.count, attemptLimitSeconds])
+            """,
+            [owner, jobs, jobs.count, attemptLimitSeconds]
+        )
     }
 
     /// How long any statement of the daemon waits for a row lock before it fails with SQLSTATE 55P03
@@ -115,27 +152,34 @@ package struct JobStore: Sendable {
     /// any role can send and so is only a hint.
     package func isRunningHere(_ jobID: Int64, on connection: PostgresConnection) async throws -> Bool {
         try await !connection.execute(
-            "SELECT 1 FROM iap.jobs WHERE id = $1 AND state = 'running' AND locked_by = $2", [jobID, owner]).rows.isEmpty
+            "SELECT 1 FROM iap.jobs WHERE id = $1 AND state = 'running' AND locked_by = $2",
+            [jobID, owner]
+        ).rows.isEmpty
     }
 
     /// Puts one job this daemon stopped working on back to `pending` at once, not counting the interrupted
     /// attempt; does nothing when the job is no longer `running` under this daemon.
     @discardableResult
     package func release(_ job: ClaimedJob) async throws -> Bool {
-        try await pool.execute("UPDATE iap.jobs SET \(Self.released) WHERE id = $1 AND state = 'running' AND locked_by = $2",
-                               [job.id, owner]).affectedRows == 1
+        try await pool.execute(
+            "UPDATE iap.jobs SET \(Self.released) WHERE id = $1 AND state = 'running' AND locked_by = $2",
+            [job.id, owner]
+        ).affectedRows == 1
     }
 
     /// Puts a job that could not be tried yet back to `pending`, due in `seconds`, not counting the attempt;
     /// `reason` shows in `last_error` meanwhile.
     @discardableResult
     package func postpone(_ job: ClaimedJob, seconds: Double, reason: String) async throws -> Bool {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE iap.jobs
             SET state = 'pending', run_at = now() + make_interval(secs => $3), attempts = greatest(attempts - 1, 0),
                 locked_by = NULL, heartbeat_at = NULL, last_error = $4
             WHERE id = $1 AND state = 'running' AND locked_by = $2
-            """, [job.id, owner, seconds, reason]).affectedRows == 1
+            """,
+            [job.id, owner, seconds, reason]
+        ).affectedRows == 1
     }
 
     /// A running job back to `pending`, due now, without counting the interrupted attempt.
@@ -152,10 +196,13 @@ package struct JobStore: Sendable {
     /// another transaction holds locked is left: once this daemon has signed off, any daemon's lease pass takes it.
     @discardableResult
     package func releaseUnfinished() async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE iap.jobs SET \(Self.released)
             WHERE id = ANY (ARRAY(SELECT id FROM iap.jobs WHERE state = 'running' AND locked_by = $1 FOR UPDATE SKIP LOCKED))
-            """, [owner]).affectedRows
+            """,
+            [owner]
+        ).affectedRows
     }
 
     /// Returns to `pending` the running jobs whose heartbeat is `lease` seconds old and whose daemon stopped:
@@ -168,7 +215,8 @@ package struct JobStore: Sendable {
     /// for: they are taken at a later pass once free.
     @discardableResult
     package func reclaimExpired(lease: Double, maxAttempts: Int, inFlight: [Int64]) async throws -> Int {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             WITH candidates AS (
                 SELECT j.id FROM iap.jobs j
                 JOIN iap.orders o ON o.order_id = j.order_id
@@ -196,31 +244,42 @@ package struct JobStore: Sendable {
                 DELETE FROM iap.daemons WHERE heartbeat_at < now() - interval '1 day'
             )
             SELECT count(*) AS n FROM lapsed
-            """, [lease, maxAttempts, owner, inFlight]).first?.int("n") ?? 0
+            """,
+            [lease, maxAttempts, owner, inFlight]
+        ).first?.int("n") ?? 0
     }
 
     /// Jobs due now and how long the oldest of them has waited, for the queue gauges.
     package func queueDepth() async throws -> (due: Int, oldestDueAgeSeconds: Double) {
-        let row = try await pool.execute("""
+        let row = try await pool.execute(
+            """
             SELECT count(*) AS due, coalesce(extract(epoch FROM now() - min(run_at)), 0)::float8 AS age
             FROM iap.jobs WHERE state = 'pending' AND run_at <= now()
-            """).first
+            """
+        ).first
         return (try row?.int("due") ?? 0, Double(row?["age"] ?? "") ?? 0)
     }
 
     /// Deletes up to `batch` finished jobs (with their attempts) older than `retention` seconds; the ledger and
     /// orders stay. Returns how many went.
     package func purgeFinished(retention: Double, batch: Int) async throws -> Int {
-        try await pool.execute("SELECT iap.purge_finished(make_interval(secs => $1), $2) AS n", [retention, batch]).first?.int("n") ?? 0
+        try await pool.execute("SELECT iap.purge_finished(make_interval(secs => $1), $2) AS n", [retention, batch])
+            .first?.int("n") ?? 0
     }
 }
 
 extension OrderSnapshot {
     /// Reads an order from the columns the claim and the settle select under the same names.
     init(_ row: QueryResult.Row) throws {
-        self.init(orderID: try row.string("order_id"), productID: try row.string("product_id"), quantity: try row.int("quantity"),
-                  createdAtMilliseconds: Int64(try row.int("created_ms")), deliveredQuantity: try row.int("delivered_quantity"),
-                  checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) },
-                  appAccountToken: row["app_account_token"].flatMap(UUID.init(uuidString:)), accountID: row["account_id"])
+        self.init(
+            orderID: try row.string("order_id"),
+            productID: try row.string("product_id"),
+            quantity: try row.int("quantity"),
+            createdAtMilliseconds: Int64(try row.int("created_ms")),
+            deliveredQuantity: try row.int("delivered_quantity"),
+            checkoutAtMilliseconds: row["checkout_ms"].flatMap { Int64($0) },
+            appAccountToken: row["app_account_token"].flatMap(UUID.init(uuidString:)),
+            accountID: row["account_id"]
+        )
     }
 }

@@ -19,10 +19,20 @@ struct LedgerView {
     /// was not among the rows read.
     mutating func plan(_ answer: VerifiedAnswer, planner: DeliveryPlanner) -> DeliveryPlan? {
         guard let own = orders[answer.job.order.orderID]?.snapshot else { return nil }
-        let others = orders.values.filter { $0.user == answer.job.userID && $0.snapshot.orderID != own.orderID }.map(\.snapshot)
-        let plan = planner.plan(answer.transactions, for: answer.job.userID, order: own, otherOpenOrders: others,
-                                alreadyDelivered: delivered, firstOwners: owners)
-        for result in plan.orderResults { orders[result.orderID]?.snapshot.deliveredQuantity = result.deliveredQuantity }
+        let others = orders.values.filter { $0.user == answer.job.userID && $0.snapshot.orderID != own.orderID }.map(
+            \.snapshot
+        )
+        let plan = planner.plan(
+            answer.transactions,
+            for: answer.job.userID,
+            order: own,
+            otherOpenOrders: others,
+            alreadyDelivered: delivered,
+            firstOwners: owners
+        )
+        for result in plan.orderResults {
+            orders[result.orderID]?.snapshot.deliveredQuantity = result.deliveredQuantity
+        }
         delivered.formUnion(plan.deliveries.map(\.transactionID))
         for delivery in plan.newOwners { owners[delivery.originalTransactionID] = answer.job.userID }
         completed.formUnion(plan.ordersCompletedElsewhere)

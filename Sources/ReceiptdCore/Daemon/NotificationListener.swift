@@ -44,7 +44,10 @@ struct NotificationListener: Sendable {
             } catch {
                 if lostSince == nil {
                     lostSince = .now
-                    logger.error("database unreachable for notifications; retrying with backoff", metadata: [LogKey.error: "\(error)"])
+                    logger.error(
+                        "database unreachable for notifications; retrying with backoff",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
                 }
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(10))
@@ -54,7 +57,9 @@ struct NotificationListener: Sendable {
 
     private func forward(from connection: PostgresConnection, wake: WakeSignal, inFlight: InFlightJobs) async throws {
         while !Task.isCancelled {
-            let notifications = try await connection.withSession { try $0.waitForNotifications(timeoutMilliseconds: 200) }
+            let notifications = try await connection.withSession {
+                try $0.waitForNotifications(timeoutMilliseconds: 200)
+            }
             var newJobs = false
             for notification in notifications {
                 if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
@@ -69,11 +74,14 @@ struct NotificationListener: Sendable {
 
     /// Any role may send `NOTIFY iap_job_cancel`, so the notification is only a hint: the request is aborted only
     /// when the job really was superseded or cancelled. A forged one is logged and changes nothing.
-    private func abortIfReplaced(_ jobID: Int64, on connection: PostgresConnection, inFlight: InFlightJobs) async throws {
+    private func abortIfReplaced(_ jobID: Int64, on connection: PostgresConnection, inFlight: InFlightJobs) async throws
+    {
         guard inFlight.contains(jobID) else { return }
         if try await store.isRunningHere(jobID, on: connection) {
-            logger.warning("ignored a cancel notification for a job that is still running here",
-                           metadata: [LogKey.jobID: "\(jobID)"])
+            logger.warning(
+                "ignored a cancel notification for a job that is still running here",
+                metadata: [LogKey.jobID: "\(jobID)"]
+            )
         } else {
             inFlight.abort(jobID)
         }

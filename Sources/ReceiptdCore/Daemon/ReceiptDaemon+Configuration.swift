@@ -43,10 +43,20 @@ extension ReceiptDaemon {
 
         /// Creates a configuration with the documented defaults.
         package init(
-            concurrency: Int = 64, maxAttempts: Int = 12, backoff: Backoff = Backoff(base: 2, maximum: 3600),
-            pollInterval: Double = 1, purchaseSkew: Double = 300, expectedBundleID: String = "", sandbox: SandboxPolicy = .accept,
-            lease: Double = 60, shutdownGrace: Double = 25, claimBatchSize: Int = 100, databaseConnections: Int = 8,
-            circuitBreaker: CircuitBreaker.Configuration = .init(), retention: Double = 30 * 86_400, retentionBatch: Int = 500
+            concurrency: Int = 64,
+            maxAttempts: Int = 12,
+            backoff: Backoff = Backoff(base: 2, maximum: 3600),
+            pollInterval: Double = 1,
+            purchaseSkew: Double = 300,
+            expectedBundleID: String = "",
+            sandbox: SandboxPolicy = .accept,
+            lease: Double = 60,
+            shutdownGrace: Double = 25,
+            claimBatchSize: Int = 100,
+            databaseConnections: Int = 8,
+            circuitBreaker: CircuitBreaker.Configuration = .init(),
+            retention: Double = 30 * 86_400,
+            retentionBatch: Int = 500
         ) {
             self.retention = retention
             self.retentionBatch = retentionBatch

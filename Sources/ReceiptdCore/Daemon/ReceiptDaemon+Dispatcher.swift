@@ -17,14 +17,21 @@ extension ReceiptDaemon {
         private var paused: Set<StoreAPI> = []
         private let startedAt = ContinuousClock.now
 
-        init(daemon: ReceiptDaemon, events: AsyncStream<DaemonEvent>.Continuation, wake: WakeSignal, inFlight: InFlightJobs) {
+        init(
+            daemon: ReceiptDaemon,
+            events: AsyncStream<DaemonEvent>.Continuation,
+            wake: WakeSignal,
+            inFlight: InFlightJobs
+        ) {
             self.daemon = daemon
             self.events = events
             self.wake = wake
             self.inFlight = inFlight
-            self.breakers = Dictionary(uniqueKeysWithValues: StoreAPI.allCases.map {
-                ($0, CircuitBreaker(configuration: daemon.settings.circuitBreaker))
-            })
+            self.breakers = Dictionary(
+                uniqueKeysWithValues: StoreAPI.allCases.map {
+                    ($0, CircuitBreaker(configuration: daemon.settings.circuitBreaker))
+                }
+            )
             for api in StoreAPI.allCases { daemon.metrics.storeAPIPaused(api, false) }
         }
 
@@ -37,7 +44,11 @@ extension ReceiptDaemon {
                 inFlight.remove(jobID)
                 daemon.metrics.setInFlight(inFlight.count)
                 if let api {
-                    if let healthy { noteHealth(of: api, healthy, group: &group) } else { breakers[api]?.inconclusive() }
+                    if let healthy {
+                        noteHealth(of: api, healthy, group: &group)
+                    } else {
+                        breakers[api]?.inconclusive()
+                    }
                 }
                 if draining { return (inFlight.count == 0) ? .stop : .proceed }
                 // Not a claim of its own: finishes that arrive together free their slots for one claim.
@@ -46,7 +57,7 @@ extension ReceiptDaemon {
                 guard !draining else { return .proceed }
                 draining = true
                 daemon.log.notice("shutting down: no new claims", metadata: ["in_flight": "\(inFlight.count)"])
-                if (inFlight.count == 0) { return .stop }
+                if inFlight.count == 0 { return .stop }
                 let grace = daemon.settings.shutdownGrace
                 group.addTask { [events] in
                     try? await Task.sleep(for: .seconds(grace))
@@ -60,16 +71,22 @@ extension ReceiptDaemon {
 
         private mutating func noteHealth(of api: StoreAPI, _ healthy: Bool, group: inout DiscardingTaskGroup) {
             guard breakers[api]?.record(success: healthy, now: .now, unitRandom: Double.random(in: 0...1)) == true,
-                  let state = breakers[api]?.state else { return }
+                let state = breakers[api]?.state
+            else { return }
             let before = paused
             let metadata: Logger.Metadata = ["api": "\(api.rawValue)", "store": "\(api.store.rawValue)"]
             switch state {
             case .open(let until):
-                daemon.log.warning("\(api.rawValue) is failing: pausing claims of the jobs that need it",
-                                   metadata: metadata.merging(["resume_in": "\(until - .now)"]) { $1 })
+                daemon.log.warning(
+                    "\(api.rawValue) is failing: pausing claims of the jobs that need it",
+                    metadata: metadata.merging(["resume_in": "\(until - .now)"]) { $1 }
+                )
                 paused.insert(api)
             case .closed:
-                daemon.log.notice("\(api.rawValue) is answering again: claiming resumes for the jobs that need it", metadata: metadata)
+                daemon.log.notice(
+                    "\(api.rawValue) is answering again: claiming resumes for the jobs that need it",
+                    metadata: metadata
+                )
                 paused.remove(api)
             case .halfOpen:
                 return
@@ -86,7 +103,8 @@ extension ReceiptDaemon {
         /// listener has not managed that within a few polls: then polling alone keeps orders moving.
         /// A paused API's jobs are skipped; once its cool-down has passed, one of them goes as its probe.
         private mutating func fill(_ group: inout DiscardingTaskGroup) async {
-            guard daemon.isListening || ContinuousClock.now - startedAt > .seconds(5 * daemon.settings.pollInterval) else { return }
+            guard daemon.isListening || ContinuousClock.now - startedAt > .seconds(5 * daemon.settings.pollInterval)
+            else { return }
             var probed = Set<StoreAPI>()
             while !draining {
                 var free = daemon.settings.concurrency - inFlight.count
@@ -97,7 +115,9 @@ extension ReceiptDaemon {
                     if permitted == .max {
                         closed.insert(api)
                     } else if permitted > 0, free > 0, probed.insert(api).inserted {
-                        guard let probe = await claim(1, ClaimFilter.needing(api, receipts: daemon.receipts)) else { return }
+                        guard let probe = await claim(1, ClaimFilter.needing(api, receipts: daemon.receipts)) else {
+                            return
+                        }
                         breakers[api]?.started(probe.count)
                         start(probe, &group)
                         free -= probe.count
@@ -121,7 +141,9 @@ extension ReceiptDaemon {
                 daemon.metrics.jobsClaimed(jobs.count)
                 return jobs
             } catch {
-                if !claimFailing { daemon.log.error("claim failed; will retry on the next poll", metadata: [LogKey.error: "\(error)"]) }
+                if !claimFailing {
+                    daemon.log.error("claim failed; will retry on the next poll", metadata: [LogKey.error: "\(error)"])
+                }
                 claimFailing = true
                 return nil
             }

@@ -24,9 +24,15 @@ package final class ReceiptDaemon: Service {
     let pausedAPIs: PausedAPIsPublisher
 
     /// Creates a daemon; nothing connects until `run()`.
-    package init(configuration: Configuration, connectionString: String, verifier: AppleVerifier,
-                storeKit: StoreKitConfiguration = StoreKitConfiguration(), googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
-                logger: Logger, metrics: ReceiptdMetrics = ReceiptdMetrics()) {
+    package init(
+        configuration: Configuration,
+        connectionString: String,
+        verifier: AppleVerifier,
+        storeKit: StoreKitConfiguration = StoreKitConfiguration(),
+        googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
+        logger: Logger,
+        metrics: ReceiptdMetrics = ReceiptdMetrics()
+    ) {
         let identity = DaemonIdentity.make()
         var logger = logger
         logger[metadataKey: LogKey.daemon] = "\(identity)"
@@ -37,42 +43,93 @@ package final class ReceiptDaemon: Service {
         // No statement waits long for a row a game server's open transaction holds: it fails as transient
         // (SQLSTATE 55P03) and is tried again later, so heartbeats, claims, reclaims and settles keep going.
         let lockTimeout = Int((JobStore.lockTimeout(lease: configuration.lease) * 1000).rounded())
-        let pool = DatabasePool(connectionString: connectionString, maximumConnections: configuration.databaseConnections,
-                                sessionSettings: [("enable_seqscan", "off"), ("lock_timeout", "\(lockTimeout)ms")])
+        let pool = DatabasePool(
+            connectionString: connectionString,
+            maximumConnections: configuration.databaseConnections,
+            sessionSettings: [("enable_seqscan", "off"), ("lock_timeout", "\(lockTimeout)ms")]
+        )
         self.pool = pool
         // Half the connections settle; the rest claim, heartbeat and record failures.
-        self.store = JobStore(pool: pool, owner: identity, planner: configuration.planner, unclaimedSince: configuration.unclaimedSince,
-                              settleConcurrency: max(1, configuration.databaseConnections / 2))
+        self.store = JobStore(
+            pool: pool,
+            owner: identity,
+            planner: configuration.planner,
+            unclaimedSince: configuration.unclaimedSince,
+            settleConcurrency: max(1, configuration.databaseConnections / 2)
+        )
         let signed = SignedTransactionVerifier(roots: storeKit.trustedRoots)
         let serverAPI = storeKit.credentials.map { credentials in
             ServerAPIClient(
-                configuration: .init(productionURL: storeKit.serverAPIURL, sandboxURL: storeKit.serverAPISandboxURL,
-                                     credentials: credentials, bundleID: configuration.expectedBundleID,
-                                     requestTimeout: verifier.configuration.requestTimeout),
-                client: verifier.client, pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate), signed: signed, logger: logger)
+                configuration: .init(
+                    productionURL: storeKit.serverAPIURL,
+                    sandboxURL: storeKit.serverAPISandboxURL,
+                    credentials: credentials,
+                    bundleID: configuration.expectedBundleID,
+                    requestTimeout: verifier.configuration.requestTimeout
+                ),
+                client: verifier.client,
+                pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate),
+                signed: signed,
+                logger: logger
+            )
         }
-        let receipts: any PurchaseVerifier = switch storeKit.receiptVerifier {
-        case .verifyReceipt: ReceiptVerifier(apple: verifier)
-        case .serverAPI: ReceiptHistoryVerifier(serverAPI: serverAPI, signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots))
-        }
+        let receipts: any PurchaseVerifier =
+            switch storeKit.receiptVerifier {
+            case .verifyReceipt: ReceiptVerifier(apple: verifier)
+            case .serverAPI:
+                ReceiptHistoryVerifier(
+                    serverAPI: serverAPI,
+                    signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots)
+                )
+            }
         let google = googlePlay.serviceAccount.flatMap { account in
             googlePlay.packageName.map { package in
-                GooglePlayClient(account: account, packageName: package, apiURL: googlePlay.apiURL, client: verifier.client,
-                                 timeout: verifier.configuration.requestTimeout)
+                GooglePlayClient(
+                    account: account,
+                    packageName: package,
+                    apiURL: googlePlay.apiURL,
+                    client: verifier.client,
+                    timeout: verifier.configuration.requestTimeout
+                )
             }
         }
         self.runner = JobRunner(
-            verifiers: [.receipt: receipts, .transaction: TransactionVerifier(signed: signed, serverAPI: serverAPI,
-                                                                         tokenPolicy: storeKit.transactionIDWithoutToken),
-                        .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger)],
-            store: store, configuration: configuration, logger: logger, metrics: metrics)
+            verifiers: [
+                .receipt: receipts,
+                .transaction: TransactionVerifier(
+                    signed: signed,
+                    serverAPI: serverAPI,
+                    tokenPolicy: storeKit.transactionIDWithoutToken
+                ),
+                .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger),
+            ],
+            store: store,
+            configuration: configuration,
+            logger: logger,
+            metrics: metrics
+        )
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
-        companions = google.map { client in
-            [GoogleFinalizer(connectionString: connectionString, client: client, owner: identity, backoff: configuration.backoff,
-                             pollInterval: .seconds(configuration.pollInterval), lease: configuration.lease, logger: logger,
-                             metrics: metrics),
-             GoogleVoidedPoller(connectionString: connectionString, client: client, interval: googlePlay.voidedInterval, logger: logger)]
-        } ?? []
+        companions =
+            google.map { client in
+                [
+                    GoogleFinalizer(
+                        connectionString: connectionString,
+                        client: client,
+                        owner: identity,
+                        backoff: configuration.backoff,
+                        pollInterval: .seconds(configuration.pollInterval),
+                        lease: configuration.lease,
+                        logger: logger,
+                        metrics: metrics
+                    ),
+                    GoogleVoidedPoller(
+                        connectionString: connectionString,
+                        client: client,
+                        interval: googlePlay.voidedInterval,
+                        logger: logger
+                    ),
+                ]
+            } ?? []
         self.metrics = metrics
         self.logger = logger
         self.receipts = storeKit.receiptVerifier
@@ -83,7 +140,10 @@ package final class ReceiptDaemon: Service {
         var longestAttempt = verifier.longestVerification + slotWait * 2
         if storeKit.receiptVerifier == .serverAPI {
             // Production's "not found", then every page.
-            longestAttempt = max(longestAttempt, (verifier.configuration.requestTimeout + slotWait) * (1 + ServerAPIClient.historyPageLimit))
+            longestAttempt = max(
+                longestAttempt,
+                (verifier.configuration.requestTimeout + slotWait) * (1 + ServerAPIClient.historyPageLimit)
+            )
         }
         // Google: the token endpoint, the lookup, and the lookup again with a renewed token.
         longestAttempt = max(longestAttempt, verifier.configuration.requestTimeout * 3)
@@ -112,8 +172,13 @@ package final class ReceiptDaemon: Service {
         logger.info("receiptd started", metadata: ["concurrency": "\(configuration.concurrency)"])
         await withGracefulShutdownHandler {
             await withDiscardingTaskGroup { group in
-                let listener = NotificationListener(connectionString: connectionString, store: store, logger: logger,
-                                                    readiness: readiness, metrics: metrics)
+                let listener = NotificationListener(
+                    connectionString: connectionString,
+                    store: store,
+                    logger: logger,
+                    readiness: readiness,
+                    metrics: metrics
+                )
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake, inFlight: inFlight) }
                 var dispatcher = Dispatcher(daemon: self, events: sink, wake: wake, inFlight: inFlight)
@@ -130,7 +195,10 @@ package final class ReceiptDaemon: Service {
             try await store.signOff()
             if released > 0 { logger.notice("returned unfinished jobs to pending", metadata: ["jobs": "\(released)"]) }
         } catch {
-            logger.error("could not return unfinished jobs; their lease returns them", metadata: [LogKey.error: "\(error)"])
+            logger.error(
+                "could not return unfinished jobs; their lease returns them",
+                metadata: [LogKey.error: "\(error)"]
+            )
         }
         await pool.close()
         logger.info("receiptd stopped")
@@ -160,7 +228,12 @@ package final class ReceiptDaemon: Service {
                 }
                 return true
             } catch let error as PostgresError where error.kind == .connection {
-                if !reported { logger.error("database unreachable at start; retrying with backoff", metadata: [LogKey.error: "\(error)"]) }
+                if !reported {
+                    logger.error(
+                        "database unreachable at start; retrying with backoff",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
+                }
                 reported = true
                 try? await Task.sleep(for: pause)
                 pause = min(pause * 2, .seconds(10))
@@ -182,9 +255,14 @@ package final class ReceiptDaemon: Service {
                 try await purgeOldJobs()
                 let queue = try await store.queueDepth()
                 metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)
-                let reclaimed = try await store.reclaimExpired(lease: configuration.lease, maxAttempts: configuration.maxAttempts,
-                                                               inFlight: inFlight.ids)
-                if reclaimed > 0 { logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"]) }
+                let reclaimed = try await store.reclaimExpired(
+                    lease: configuration.lease,
+                    maxAttempts: configuration.maxAttempts,
+                    inFlight: inFlight.ids
+                )
+                if reclaimed > 0 {
+                    logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"])
+                }
                 lastLeaseWork = .now
                 if databaseDown {
                     logger.notice("database reachable again")
@@ -192,7 +270,12 @@ package final class ReceiptDaemon: Service {
                 }
                 databaseDown = false
             } catch {
-                if !databaseDown { logger.error("heartbeat and lease work failed (database unreachable?)", metadata: [LogKey.error: "\(error)"]) }
+                if !databaseDown {
+                    logger.error(
+                        "heartbeat and lease work failed (database unreachable?)",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
+                }
                 databaseDown = true
             }
         }
@@ -201,14 +284,21 @@ package final class ReceiptDaemon: Service {
     /// One retention pass: a few small batches, so the ticker is never held up for long.
     private func purgeOldJobs() async throws {
         for _ in 0..<4 {
-            let deleted = try await store.purgeFinished(retention: configuration.retention, batch: configuration.retentionBatch)
+            let deleted = try await store.purgeFinished(
+                retention: configuration.retention,
+                batch: configuration.retentionBatch
+            )
             if deleted > 0 { logger.info("retention: deleted finished jobs", metadata: ["jobs": "\(deleted)"]) }
             if deleted < configuration.retentionBatch { return }
         }
     }
 
-    func claim(limit: Int, filter: ClaimFilter) async throws -> [ClaimedJob] { try await store.claim(limit: limit, filter: filter) }
-    func process(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? { await runner.run(job, api: api, abort: abort) }
+    func claim(limit: Int, filter: ClaimFilter) async throws -> [ClaimedJob] {
+        try await store.claim(limit: limit, filter: filter)
+    }
+    func process(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? {
+        await runner.run(job, api: api, abort: abort)
+    }
     var settings: Configuration { configuration }
     var isListening: Bool { readiness.isFired }
     var log: Logger { logger }

@@ -23,7 +23,11 @@ final class SettleBatcher: Sendable {
     private let settle: @Sendable ([VerifiedAnswer]) async -> [Result<Settled, any Error>]
     private let state = Mutex(State())
 
-    init(maximumBatch: Int, maximumConcurrent: Int, settle: @escaping @Sendable ([VerifiedAnswer]) async -> [Result<Settled, any Error>]) {
+    init(
+        maximumBatch: Int,
+        maximumConcurrent: Int,
+        settle: @escaping @Sendable ([VerifiedAnswer]) async -> [Result<Settled, any Error>]
+    ) {
         self.maximumBatch = maximumBatch
         self.maximumConcurrent = maximumConcurrent
         self.settle = settle

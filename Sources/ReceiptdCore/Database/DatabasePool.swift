@@ -12,7 +12,11 @@ package actor DatabasePool {
 
     /// Creates a pool; no connection is opened until one is needed. Each new connection sets `sessionSettings`
     /// (run-time parameters, as `set_config` takes them) before it is used.
-    package init(connectionString: String, maximumConnections: Int, sessionSettings: [(name: String, value: String)] = []) {
+    package init(
+        connectionString: String,
+        maximumConnections: Int,
+        sessionSettings: [(name: String, value: String)] = []
+    ) {
         self.connectionString = connectionString
         self.maximumConnections = max(1, maximumConnections)
         self.sessionSettings = sessionSettings
@@ -67,7 +71,10 @@ package actor DatabasePool {
                     let connection = try await PostgresConnection.connect(connectionString)
                     do {
                         for setting in sessionSettings {
-                            try await connection.execute("SELECT set_config($1, $2, false)", [setting.name, setting.value])
+                            try await connection.execute(
+                                "SELECT set_config($1, $2, false)",
+                                [setting.name, setting.value]
+                            )
                         }
                     } catch {
                         await connection.close()

@@ -22,7 +22,9 @@ extension DatabaseSession {
     package func pipeline(_ statements: [SQLStatement]) throws -> [QueryResult] {
         // Preparing is a round trip of its own, so it happens before the pipeline, once per connection.
         let names = try statements.map { statement -> String in
-            guard let name = try prepared.name(for: statement.sql, parameterCount: statement.parameters.count, on: handle) else {
+            guard
+                let name = try prepared.name(for: statement.sql, parameterCount: statement.parameters.count, on: handle)
+            else {
                 throw PostgresError(kind: .query, message: "too many distinct statements to pipeline")
             }
             return name
@@ -60,7 +62,9 @@ extension DatabaseSession {
         }
         guard let sync = PQgetResult(handle) else { throw lostConnection("the pipeline did not end") }
         defer { PQclear(sync) }
-        guard PQresultStatus(sync) == PGRES_PIPELINE_SYNC else { throw lostConnection("the pipeline ended out of step") }
+        guard PQresultStatus(sync) == PGRES_PIPELINE_SYNC else {
+            throw lostConnection("the pipeline ended out of step")
+        }
         if let failure { return .failure(failure) }
         return .success(results)
     }

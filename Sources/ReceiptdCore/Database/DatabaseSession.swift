@@ -21,7 +21,8 @@ package struct DatabaseSession {
 
     /// Calls `body` with the parameters as C strings (NULL for SQL NULL), valid only during the call.
     static func withParameterValues<T>(
-        _ parameters: [any SQLParameter], _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> T
+        _ parameters: [any SQLParameter],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, Int32) -> T
     ) -> T {
         let cStrings: [UnsafeMutablePointer<CChar>?] = parameters.map { $0.sqlText.flatMap { strdup($0) } }
         defer { cStrings.forEach { free($0) } }
@@ -71,10 +72,12 @@ package struct DatabaseSession {
         var rows: [[String?]] = []
         rows.reserveCapacity(rowCount)
         for row in 0..<rowCount {
-            rows.append((0..<columnCount).map { column in
-                PQgetisnull(result, Int32(row), Int32(column)) == 1
-                    ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
-            })
+            rows.append(
+                (0..<columnCount).map { column in
+                    PQgetisnull(result, Int32(row), Int32(column)) == 1
+                        ? nil : String(cString: PQgetvalue(result, Int32(row), Int32(column)))
+                }
+            )
         }
         let affected = Int(String(cString: PQcmdTuples(result))) ?? rowCount
         return QueryResult(columns: columns, rows: rows, affectedRows: affected)

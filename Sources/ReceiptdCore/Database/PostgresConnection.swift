@@ -39,8 +39,11 @@ package final class PostgresConnection: @unchecked Sendable {
             throw PostgresError(kind: .connection, message: "libpq could not allocate a connection")
         }
         guard PQstatus(handle) == CONNECTION_OK else {
-            let message = SecretRedaction.connectionFailure(String(cString: PQerrorMessage(handle)), connectionString: connectionString,
-                                                            parsedPassword: parsedPassword)
+            let message = SecretRedaction.connectionFailure(
+                String(cString: PQerrorMessage(handle)),
+                connectionString: connectionString,
+                parsedPassword: parsedPassword
+            )
             PQfinish(handle)
             throw PostgresError(kind: .connection, message: message)
         }
@@ -96,7 +99,10 @@ package final class PostgresConnection: @unchecked Sendable {
 extension PostgresConnection {
     /// Runs `body` on `thread` and awaits it. Unlike `runIfActive`, work already asked for runs even if the
     /// calling task is cancelled: a shutdown still gets to put its jobs back, and no statement is half-skipped.
-    private static func run<T: Sendable>(on thread: NIOThreadPool, _ body: @escaping @Sendable () throws -> T) async throws -> T {
+    private static func run<T: Sendable>(
+        on thread: NIOThreadPool,
+        _ body: @escaping @Sendable () throws -> T
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             thread.submit { state in
                 guard case .active = state else {

@@ -33,7 +33,9 @@ package struct QueryResult: Sendable {
 
         /// A column as a string; throws when it is NULL or absent.
         package func string(_ name: String) throws -> String {
-            guard let value = self[name] else { throw PostgresError(kind: .query, message: "column \(name) is NULL or missing") }
+            guard let value = self[name] else {
+                throw PostgresError(kind: .query, message: "column \(name) is NULL or missing")
+            }
             return value
         }
 

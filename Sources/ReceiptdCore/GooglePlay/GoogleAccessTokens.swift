@@ -39,13 +39,19 @@ actor GoogleAccessTokens {
         var request = HTTPClientRequest(url: account.tokenURI)
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/x-www-form-urlencoded")
-        request.body = .bytes(ByteBuffer(string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion))
+        request.body = .bytes(
+            ByteBuffer(
+                string: "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=" + assertion
+            )
+        )
         let response = try await client.execute(request, timeout: .init(timeout))
         let body = Data(try await response.body.collect(upTo: 1 << 16).readableBytesView)
         let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         guard response.status == .ok, let token = fields?["access_token"] as? String, !token.isEmpty else {
             let reason = (fields?["error_description"] as? String) ?? (fields?["error"] as? String) ?? "no access_token"
-            throw GoogleAuthError(description: "token endpoint answered HTTP \(response.status.code): \(reason.prefix(200))")
+            throw GoogleAuthError(
+                description: "token endpoint answered HTTP \(response.status.code): \(reason.prefix(200))"
+            )
         }
         let lifetime = FlexibleJSON.integer(fields?["expires_in"]).map { Duration.seconds($0) } ?? .seconds(3600)
         return (token, .now + max(.zero, lifetime - Self.renewalMargin))

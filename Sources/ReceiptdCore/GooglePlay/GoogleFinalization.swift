@@ -21,7 +21,8 @@ package struct GoogleFinalization: Sendable, Equatable {
     package var overdueSeconds: Double
 
     /// Creates one.
-    package init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdueSeconds: Double = 3600) {
+    package init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdueSeconds: Double = 3600)
+    {
         self.overdueSeconds = overdueSeconds
         self.purchaseToken = purchaseToken
         self.productID = productID

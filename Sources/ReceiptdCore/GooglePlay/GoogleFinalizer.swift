@@ -17,10 +17,22 @@ package final class GoogleFinalizer: Service {
     /// Seconds after which a claimed row is another daemon's again (`RECEIPTD_LEASE`).
     private let lease: Double
 
-    init(connectionString: String, client: GooglePlayClient, owner: String, backoff: Backoff, pollInterval: Duration, lease: Double,
-         logger: Logger, metrics: ReceiptdMetrics) {
+    init(
+        connectionString: String,
+        client: GooglePlayClient,
+        owner: String,
+        backoff: Backoff,
+        pollInterval: Duration,
+        lease: Double,
+        logger: Logger,
+        metrics: ReceiptdMetrics
+    ) {
         self.lease = lease
-        pool = DatabasePool(connectionString: connectionString, maximumConnections: 2, sessionSettings: [("enable_seqscan", "off")])
+        pool = DatabasePool(
+            connectionString: connectionString,
+            maximumConnections: 2,
+            sessionSettings: [("enable_seqscan", "off")]
+        )
         self.client = client
         self.owner = owner
         self.backoff = backoff
@@ -38,7 +50,10 @@ package final class GoogleFinalizer: Service {
                 metrics.googleFinalizationsOverdue(try await overdue())
                 if owed.count == Self.batch { continue }
             } catch {
-                logger.warning("Google acknowledgements: the database is unavailable; trying again", metadata: [LogKey.error: "\(error)"])
+                logger.warning(
+                    "Google acknowledgements: the database is unavailable; trying again",
+                    metadata: [LogKey.error: "\(error)"]
+                )
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
         }
@@ -56,7 +71,8 @@ package final class GoogleFinalizer: Service {
     }
 
     private func claim() async throws -> [Owed] {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             WITH due AS (
                 SELECT transaction_id FROM iap.google_finalizations
                 WHERE done_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
@@ -68,31 +84,46 @@ package final class GoogleFinalizer: Service {
             SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = f.attempts + 1
             FROM due WHERE f.transaction_id = due.transaction_id
             RETURNING f.transaction_id, f.product_id, f.purchase_token, f.action, f.attempts
-            """, [owner, Self.batch, lease]).namedRows.map { row in
-            Owed(transactionID: try row.string("transaction_id"), productID: try row.string("product_id"),
-                 token: try row.string("purchase_token"), action: GoogleFinalizeAction(rawValue: try row.string("action")) ?? .acknowledge,
-                 attempts: try row.int("attempts"))
+            """,
+            [owner, Self.batch, lease]
+        ).namedRows.map { row in
+            Owed(
+                transactionID: try row.string("transaction_id"),
+                productID: try row.string("product_id"),
+                token: try row.string("purchase_token"),
+                action: GoogleFinalizeAction(rawValue: try row.string("action")) ?? .acknowledge,
+                attempts: try row.int("attempts")
+            )
         }
     }
 
     /// Renews the lease on `owed` for the call about to be made; false when the row is no longer this daemon's
     /// (its lease ran out while earlier calls of the batch were made, and another daemon claimed it) or is done.
     private func renewLease(_ owed: Owed) async throws -> Bool {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE iap.google_finalizations SET locked_until = now() + make_interval(secs => $3)
             WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
-            """, [owed.transactionID, owner, lease]).affectedRows == 1
+            """,
+            [owed.transactionID, owner, lease]
+        ).affectedRows == 1
     }
 
     private func finalize(_ owed: Owed) async {
         // Checked before each call, not once per batch: the row may have become another daemon's meanwhile.
         do {
             guard try await renewLease(owed) else {
-                logger.debug("Google acknowledgement taken over by another daemon", metadata: ["transaction": "\(owed.transactionID)"])
+                logger.debug(
+                    "Google acknowledgement taken over by another daemon",
+                    metadata: ["transaction": "\(owed.transactionID)"]
+                )
                 return
             }
         } catch {
-            logger.warning("could not renew a Google acknowledgement's lease; its lease returns it", metadata: [LogKey.error: "\(error)"])
+            logger.warning(
+                "could not renew a Google acknowledgement's lease; its lease returns it",
+                metadata: [LogKey.error: "\(error)"]
+            )
             return
         }
         var failure: String?
@@ -105,7 +136,9 @@ package final class GoogleFinalizer: Service {
             }
             let answer = try await client.finalize(owed.action, productID: owed.productID, token: owed.token)
             if !(200..<300).contains(answer.status) {
-                failure = "Google Play \(owed.action.rawValue): HTTP \(answer.status)" + (answer.errorMessage.map { " (\($0))" } ?? "")
+                failure =
+                    "Google Play \(owed.action.rawValue): HTTP \(answer.status)"
+                    + (answer.errorMessage.map { " (\($0))" } ?? "")
             }
         } catch {
             failure = "Google Play \(owed.action.rawValue): \(error)"
@@ -114,39 +147,56 @@ package final class GoogleFinalizer: Service {
         do {
             if let failure {
                 let delay = backoff.delay(afterAttempt: owed.attempts)
-                logger.warning("Google acknowledgement failed; retrying", metadata: [
-                    LogKey.error: "\(failure)", "transaction": "\(owed.transactionID)", "next": "in \(String(format: "%.1f", delay)) s"])
-                try await pool.execute("""
+                logger.warning(
+                    "Google acknowledgement failed; retrying",
+                    metadata: [
+                        LogKey.error: "\(failure)", "transaction": "\(owed.transactionID)",
+                        "next": "in \(String(format: "%.1f", delay)) s",
+                    ]
+                )
+                try await pool.execute(
+                    """
                     UPDATE iap.google_finalizations
                     SET run_at = now() + make_interval(secs => $3), last_error = $4, locked_by = NULL, locked_until = NULL
                     WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
-                    """, [owed.transactionID, owner, delay, failure])
+                    """,
+                    [owed.transactionID, owner, delay, failure]
+                )
             } else {
                 try await markDone(owed)
             }
         } catch {
             // The lease returns the row; Google accepts a second acknowledgement.
-            logger.warning("could not record a Google acknowledgement; its lease returns it", metadata: [LogKey.error: "\(error)"])
+            logger.warning(
+                "could not record a Google acknowledgement; its lease returns it",
+                metadata: [LogKey.error: "\(error)"]
+            )
         }
     }
 
     private func markDone(_ owed: Owed) async throws {
-        try await pool.execute("""
+        try await pool.execute(
+            """
             UPDATE iap.google_finalizations SET done_at = now(), last_error = NULL, locked_by = NULL, locked_until = NULL
             WHERE transaction_id = $1 AND done_at IS NULL
-            """, [owed.transactionID])
+            """,
+            [owed.transactionID]
+        )
     }
 
     /// Whether Google already reports the purchase acknowledged (or consumed).
     private func alreadyFinalized(_ owed: Owed) async throws -> Bool {
         let answer = try await client.purchase(productID: owed.productID, token: owed.token)
-        guard answer.status == 200, let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] else { return false }
+        guard answer.status == 200,
+            let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
+        else { return false }
         let key = owed.action == .consume ? "consumptionState" : "acknowledgementState"
         return FlexibleJSON.integer(fields[key]) == 1
     }
 
     private func overdue() async throws -> Int {
         try await pool.execute(
-            "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL AND overdue_at < now()").first?.int("n") ?? 0
+            "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL AND overdue_at < now()"
+        ).first?.int("n") ?? 0
     }
 }

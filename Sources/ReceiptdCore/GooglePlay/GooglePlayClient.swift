@@ -44,7 +44,8 @@ final class GooglePlayClient: Sendable {
 
     /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page.
     func voided(startTime: Int64, endTime: Int64, pageToken: String?) async throws -> Answer {
-        var path = "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"
+        var path =
+            "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"
             + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000"
         if let pageToken { path += "&token=" + Self.segment(pageToken) }
         return try await send(.GET, path)
@@ -76,6 +77,7 @@ final class GooglePlayClient: Sendable {
 
     /// `text` safe as one path segment or query value.
     private static func segment(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? ""
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+            ?? ""
     }
 }

@@ -23,17 +23,25 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
 
     func attempt(_ job: ClaimedJob) async -> VerificationAttempt {
         guard let client, configuration.unavailable == nil else {
-            return VerificationAttempt(verdict: .postpone(seconds: Self.unconfiguredWait,
-                                                          reason: configuration.unavailable ?? "Google Play is not configured"),
-                                       calledStore: false)
+            return VerificationAttempt(
+                verdict: .postpone(
+                    seconds: Self.unconfiguredWait,
+                    reason: configuration.unavailable ?? "Google Play is not configured"
+                ),
+                calledStore: false
+            )
         }
         let answer: GooglePlayClient.Answer
         do {
             answer = try await client.purchase(productID: job.order.productID, token: job.input)
         } catch let error as GoogleAuthError {
-            return VerificationAttempt(verdict: .retry(TransientFailure(errorClass: .credentials, reason: "Google token endpoint: \(error)")))
+            return VerificationAttempt(
+                verdict: .retry(TransientFailure(errorClass: .credentials, reason: "Google token endpoint: \(error)"))
+            )
         } catch {
-            return VerificationAttempt(verdict: .retry(TransientFailure(errorClass: .transport, reason: "Google Play: \(error)")))
+            return VerificationAttempt(
+                verdict: .retry(TransientFailure(errorClass: .transport, reason: "Google Play: \(error)"))
+            )
         }
         let described = "Google Play: HTTP \(answer.status)" + (answer.errorMessage.map { " (\($0))" } ?? "")
         let verdict: Verdict
@@ -45,12 +53,21 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
         case 404, 410:
             verdict = .reject(reason: described + ": no such purchase token")
         case 401:
-            verdict = .retry(TransientFailure(errorClass: .credentials, reason: described + ": the access token was refused twice"))
+            verdict = .retry(
+                TransientFailure(errorClass: .credentials, reason: described + ": the access token was refused twice")
+            )
         case 403:
-            if reportedForbidden.withLock({ reported in defer { reported = true }; return !reported }) {
-                logger.critical("Google Play refused access (HTTP 403): grant the service account access to GOOGLE_PLAY_PACKAGE_NAME in Play Console; jobs keep retrying")
+            if reportedForbidden.withLock({ reported in
+                defer { reported = true }
+                return !reported
+            }) {
+                logger.critical(
+                    "Google Play refused access (HTTP 403): grant the service account access to GOOGLE_PLAY_PACKAGE_NAME in Play Console; jobs keep retrying"
+                )
             }
-            verdict = .retry(TransientFailure(errorClass: .credentials, reason: described + ": no access to this package"))
+            verdict = .retry(
+                TransientFailure(errorClass: .credentials, reason: described + ": no access to this package")
+            )
         default:
             let retryAfter = answer.headers.first(name: "Retry-After").flatMap { RetryAfter.seconds(from: $0) }
             verdict = .retry(TransientFailure(errorClass: .http, reason: described, notBefore: retryAfter))
@@ -68,40 +85,76 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
     /// A `ProductPurchase`: purchased pays (per the outcome rules), cancelled pays nothing, pending waits.
     private func judge(_ body: Data, job: ClaimedJob) -> VerificationAttempt {
         guard let object = try? JSONSerialization.jsonObject(with: body), let fields = object as? [String: Any],
-              let state = FlexibleJSON.integer(fields["purchaseState"]) else {
-            return VerificationAttempt(verdict: .retry(TransientFailure(errorClass: .garbled, reason: "Google Play: a 200 without purchaseState")),
-                                       httpStatus: 200)
+            let state = FlexibleJSON.integer(fields["purchaseState"])
+        else {
+            return VerificationAttempt(
+                verdict: .retry(
+                    TransientFailure(errorClass: .garbled, reason: "Google Play: a 200 without purchaseState")
+                ),
+                httpStatus: 200
+            )
         }
         let environment: AppleEnvironment = FlexibleJSON.integer(fields["purchaseType"]) == 0 ? .sandbox : .production
         if state == 2 {
             let waited = max(0, Date().timeIntervalSince1970 - Double(job.createdAtMilliseconds) / 1000)
             let wait = PendingSchedule.delay(afterWaiting: waited)
-            return VerificationAttempt(verdict: .postpone(
-                seconds: wait, reason: "pending at Google (purchaseState 2, e.g. cash or bank transfer): asking again in \(Int(wait / 60)) min"),
-                environment: environment, storeStatus: 2, httpStatus: 200)
+            return VerificationAttempt(
+                verdict: .postpone(
+                    seconds: wait,
+                    reason:
+                        "pending at Google (purchaseState 2, e.g. cash or bank transfer): asking again in \(Int(wait / 60)) min"
+                ),
+                environment: environment,
+                storeStatus: 2,
+                httpStatus: 200
+            )
         }
         let orderID = Self.ledgerID(orderID: fields["orderId"], token: job.input)
-        let quantity: Int? = fields["quantity"] == nil
-            ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
+        let quantity: Int? =
+            fields["quantity"] == nil
+            ? 1
+            : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
         let purchase = VerifiedPurchase(
-            transactionID: orderID, productID: job.order.productID, quantity: quantity,
-            purchaseDateMilliseconds: FlexibleJSON.integer(fields["purchaseTimeMillis"]).flatMap { (0...253_402_300_799_999).contains($0) ? $0 : nil },
-            isCancelled: state != 0, accountID: (fields["obfuscatedExternalAccountId"] as? String).flatMap { $0.isEmpty ? nil : $0 },
-            store: .google)
+            transactionID: orderID,
+            productID: job.order.productID,
+            quantity: quantity,
+            purchaseDateMilliseconds: FlexibleJSON.integer(fields["purchaseTimeMillis"]).flatMap {
+                (0...253_402_300_799_999).contains($0) ? $0 : nil
+            },
+            isCancelled: state != 0,
+            accountID: (fields["obfuscatedExternalAccountId"] as? String).flatMap { $0.isEmpty ? nil : $0 },
+            store: .google
+        )
         let acknowledged = FlexibleJSON.integer(fields["acknowledgementState"]) == 1
         let consumed = FlexibleJSON.integer(fields["consumptionState"]) == 1
-        let owed: Bool = switch configuration.finalize {
-        case .none: false
-        case .acknowledge: !acknowledged
-        case .consume: !consumed
-        }
-        let finalization = state == 0 && owed
-            ? GoogleFinalization(purchaseToken: job.input, productID: job.order.productID, action: configuration.finalize,
-                                 overdueSeconds: configuration.finalizeOverdue.seconds)
+        let owed: Bool =
+            switch configuration.finalize {
+            case .none: false
+            case .acknowledge: !acknowledged
+            case .consume: !consumed
+            }
+        let finalization =
+            state == 0 && owed
+            ? GoogleFinalization(
+                purchaseToken: job.input,
+                productID: job.order.productID,
+                action: configuration.finalize,
+                overdueSeconds: configuration.finalizeOverdue.seconds
+            )
             : nil
         return VerificationAttempt(
-            verdict: .verified(VerifiedPurchases(purchases: [purchase], environment: environment, bundleID: configuration.packageName,
-                                                 store: .google, finalization: finalization)),
-            environment: environment, storeStatus: Int(state), httpStatus: 200)
+            verdict: .verified(
+                VerifiedPurchases(
+                    purchases: [purchase],
+                    environment: environment,
+                    bundleID: configuration.packageName,
+                    store: .google,
+                    finalization: finalization
+                )
+            ),
+            environment: environment,
+            storeStatus: Int(state),
+            httpStatus: 200
+        )
     }
 }

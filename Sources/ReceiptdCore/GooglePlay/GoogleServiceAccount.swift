@@ -1,5 +1,5 @@
-import _CryptoExtras
 import Foundation
+import _CryptoExtras
 
 /// A Google Cloud service account's JSON key (`GOOGLE_SERVICE_ACCOUNT_FILE`): who it is, its RSA key, and where
 /// to trade an assertion for an access token. Its description never shows the key.
@@ -23,12 +23,16 @@ package struct GoogleServiceAccount: Sendable, CustomStringConvertible {
             throw FormatError(description: "is not a JSON object")
         }
         func field(_ name: String) throws(FormatError) -> String {
-            guard let value = fields[name] as? String, !value.isEmpty else { throw FormatError(description: "has no \(name)") }
+            guard let value = fields[name] as? String, !value.isEmpty else {
+                throw FormatError(description: "has no \(name)")
+            }
             return value
         }
         clientEmail = try field("client_email")
         tokenURI = try field("token_uri")
-        guard let url = URL(string: tokenURI), url.scheme == "https" || (url.scheme == "http" && EnvironmentReader.isLoopback(url.host ?? "")) else {
+        guard let url = URL(string: tokenURI),
+            url.scheme == "https" || (url.scheme == "http" && EnvironmentReader.isLoopback(url.host ?? ""))
+        else {
             throw FormatError(description: "has a token_uri that is not https (plain http only on loopback)")
         }
         do {

@@ -38,10 +38,15 @@ package final class GoogleVoidedPoller: Service {
                 }
             } catch let failure as VoidedPollFailure where failure.status == 400 {
                 // Not transient: Google refuses the request itself, and will until what it asks changes.
-                logger.error("voided purchases: Google refused the request as invalid (HTTP 400); trying again next interval",
-                             metadata: [LogKey.error: "\(failure)"])
+                logger.error(
+                    "voided purchases: Google refused the request as invalid (HTTP 400); trying again next interval",
+                    metadata: [LogKey.error: "\(failure)"]
+                )
             } catch {
-                logger.warning("voided purchases: poll failed; trying again next interval", metadata: [LogKey.error: "\(error)"])
+                logger.warning(
+                    "voided purchases: poll failed; trying again next interval",
+                    metadata: [LogKey.error: "\(error)"]
+                )
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
         }
@@ -49,7 +54,10 @@ package final class GoogleVoidedPoller: Service {
 
     /// One poll under the lock; `nil` when another session holds it. Returns the ledger rows marked.
     package func pollOnce(on connection: PostgresConnection) async throws -> Int? {
-        guard try await connection.execute("SELECT pg_try_advisory_lock($1) AS locked", [Self.lockKey]).first?["locked"] == "t" else {
+        guard
+            try await connection.execute("SELECT pg_try_advisory_lock($1) AS locked", [Self.lockKey]).first?["locked"]
+                == "t"
+        else {
             try await recordMissedLock(on: connection)
             return nil
         }
@@ -58,12 +66,15 @@ package final class GoogleVoidedPoller: Service {
             _ = try? await connection.execute("SELECT pg_advisory_unlock($1)", [Self.lockKey])
             return recorded
         } catch {
-            _ = try? await connection.execute("""
+            _ = try? await connection.execute(
+                """
                 INSERT INTO iap.google_voided_cursor (package_name, start_time_ms, polled_at, failed_at, last_error, lock_taken_at, interval_seconds)
                 VALUES ($1, $2, now(), now(), $3, now(), $4)
                 ON CONFLICT (package_name) DO UPDATE SET polled_at = now(), failed_at = now(), last_error = excluded.last_error,
                     lock_taken_at = now(), interval_seconds = excluded.interval_seconds
-                """, [client.packageName, Self.earliestStart(), String("\(error)".prefix(500)), interval.seconds])
+                """,
+                [client.packageName, Self.earliestStart(), String("\(error)".prefix(500)), interval.seconds]
+            )
             _ = try? await connection.execute("SELECT pg_advisory_unlock($1)", [Self.lockKey])
             throw error
         }
@@ -71,16 +82,23 @@ package final class GoogleVoidedPoller: Service {
 
     /// Another session holds the lock: recorded, and logged once no poller has had the lock for three intervals.
     private func recordMissedLock(on connection: PostgresConnection) async throws {
-        let missing = try await connection.execute("""
-            INSERT INTO iap.google_voided_cursor (package_name, start_time_ms, lock_missed_at, interval_seconds) VALUES ($1, $2, now(), $3)
-            ON CONFLICT (package_name) DO UPDATE SET lock_missed_at = now(), interval_seconds = excluded.interval_seconds
-            RETURNING extract(epoch FROM now() - coalesce(google_voided_cursor.lock_taken_at, google_voided_cursor.created_at))::float8 AS missing
-            """, [client.packageName, Self.earliestStart(), interval.seconds]).first?["missing"].flatMap(Double.init) ?? 0
+        let missing =
+            try await connection.execute(
+                """
+                INSERT INTO iap.google_voided_cursor (package_name, start_time_ms, lock_missed_at, interval_seconds) VALUES ($1, $2, now(), $3)
+                ON CONFLICT (package_name) DO UPDATE SET lock_missed_at = now(), interval_seconds = excluded.interval_seconds
+                RETURNING extract(epoch FROM now() - coalesce(google_voided_cursor.lock_taken_at, google_voided_cursor.created_at))::float8 AS missing
+                """,
+                [client.packageName, Self.earliestStart(), interval.seconds]
+            ).first?["missing"].flatMap(Double.init) ?? 0
         guard missing > 3 * interval.seconds else { return }
         let holders = (try? await AdvisoryLockHolder.holders(of: Self.lockKey, on: connection)) ?? []
-        logger.warning("voided purchases: no poll could take the advisory lock for over three intervals; refunds go unrecorded meanwhile", metadata: [
-            "seconds": "\(Int(missing))", "holders": "\(holders.map(\.description).joined(separator: "; "))",
-        ])
+        logger.warning(
+            "voided purchases: no poll could take the advisory lock for over three intervals; refunds go unrecorded meanwhile",
+            metadata: [
+                "seconds": "\(Int(missing))", "holders": "\(holders.map(\.description).joined(separator: "; "))",
+            ]
+        )
     }
 
     /// The oldest `startTime` Google accepts at `now`.
@@ -91,7 +109,9 @@ package final class GoogleVoidedPoller: Service {
     private func poll(on connection: PostgresConnection) async throws -> Int {
         let package = client.packageName
         let stored = try await connection.execute(
-            "SELECT start_time_ms FROM iap.google_voided_cursor WHERE package_name = $1", [package]).first?["start_time_ms"].flatMap(Int64.init)
+            "SELECT start_time_ms FROM iap.google_voided_cursor WHERE package_name = $1",
+            [package]
+        ).first?["start_time_ms"].flatMap(Int64.init)
         let now = Date()
         let end = Int64(now.timeIntervalSince1970 * 1000)
         // A cursor left further back (no successful poll for weeks) would be refused; what Google no longer lists is out of reach anyway.
@@ -112,26 +132,36 @@ package final class GoogleVoidedPoller: Service {
                 let orderID = GooglePurchaseVerifier.ledgerID(orderID: entry["orderId"], token: token)
                 let voidedAt = FlexibleJSON.integer(entry["voidedTimeMillis"]) ?? end
                 latest = max(latest ?? voidedAt, voidedAt)
-                rows.append([("transaction_id", .string(orderID)), ("voided_ms", .int(voidedAt)),
-                             ("reason", .string(Self.reason(FlexibleJSON.integer(entry["voidedReason"]))))])
+                rows.append([
+                    ("transaction_id", .string(orderID)), ("voided_ms", .int(voidedAt)),
+                    ("reason", .string(Self.reason(FlexibleJSON.integer(entry["voidedReason"])))),
+                ])
             }
             if !rows.isEmpty {
-                recorded += try await connection.execute("""
+                recorded += try await connection.execute(
+                    """
                     UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason
                     FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text)
                     WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
-                    """, [JSONText.rows(rows)]).affectedRows
+                    """,
+                    [JSONText.rows(rows)]
+                ).affectedRows
             }
-            pageToken = ((fields["tokenPagination"] as? [String: Any])?["nextPageToken"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+            pageToken = ((fields["tokenPagination"] as? [String: Any])?["nextPageToken"] as? String).flatMap {
+                $0.isEmpty ? nil : $0
+            }
         } while pageToken != nil
         // Next time from the newest voiding seen (the list is by voidedTime, and a row marked twice changes nothing),
         // or from this poll's end when nothing was voided, so the cursor never falls behind what Google accepts.
-        try await connection.execute("""
+        try await connection.execute(
+            """
             INSERT INTO iap.google_voided_cursor (package_name, start_time_ms, polled_at, succeeded_at, lock_taken_at, interval_seconds)
             VALUES ($1, $2, now(), now(), now(), $3)
             ON CONFLICT (package_name) DO UPDATE SET start_time_ms = excluded.start_time_ms, polled_at = now(), succeeded_at = now(),
                 last_error = NULL, lock_taken_at = now(), interval_seconds = excluded.interval_seconds
-            """, [package, latest ?? end, interval.seconds])
+            """,
+            [package, latest ?? end, interval.seconds]
+        )
         return recorded
     }
 

@@ -8,7 +8,10 @@ struct VoidedPollFailure: Error, CustomStringConvertible {
     var startTime: Int64
 
     var description: String {
-        let meaning = status == 400 ? " (bad request: Google refuses a startTime over 30 days back, or another invalid value)" : ""
-        return "voidedpurchases.list answered HTTP \(status)\(meaning) for startTime \(startTime)" + (message.map { ": \($0)" } ?? "")
+        let meaning =
+            status == 400
+            ? " (bad request: Google refuses a startTime over 30 days back, or another invalid value)" : ""
+        return "voidedpurchases.list answered HTTP \(status)\(meaning) for startTime \(startTime)"
+            + (message.map { ": \($0)" } ?? "")
     }
 }

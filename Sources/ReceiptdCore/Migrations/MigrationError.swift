@@ -22,8 +22,10 @@ package enum MigrationError: Error, Equatable, CustomStringConvertible {
             "the database schema is at version \(database), but this receiptd needs version \(binary): run `receiptd migrate`"
         case .lockHeld(let waited, let holders):
             "another session held the migration lock (pg_advisory_lock \(Migrator.lockKey)) for all of the \(String(format: "%g", waited)) s waited: "
-                + (holders.isEmpty ? "it has just let go; run migrate again" : holders.joined(separator: "; ")
-                    + ". Nothing was changed: end that session (SELECT pg_terminate_backend(pid)) or let it finish, then run migrate again")
+                + (holders.isEmpty
+                    ? "it has just let go; run migrate again"
+                    : holders.joined(separator: "; ")
+                        + ". Nothing was changed: end that session (SELECT pg_terminate_backend(pid)) or let it finish, then run migrate again")
         }
     }
 }

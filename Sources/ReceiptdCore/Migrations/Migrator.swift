@@ -28,29 +28,38 @@ package enum Migrator {
 
     /// Applies the migrations up to `version`; the routines only when that is this binary's latest (older
     /// tables may lack what they read). For tests that build a database as an older receiptd left it.
-    package static func migrate(_ connection: PostgresConnection, upTo version: Int, lockWait: Duration = defaultLockWait) async throws {
+    package static func migrate(
+        _ connection: PostgresConnection,
+        upTo version: Int,
+        lockWait: Duration = defaultLockWait
+    ) async throws {
         try await connection.withSession { session in
             try lock(session, waitingAtMost: lockWait)
             defer { _ = try? session.execute("SELECT pg_advisory_unlock($1)", [lockKey]) }
             try quietly(session) { session in
                 try session.execute("CREATE SCHEMA IF NOT EXISTS iap")
-                try session.execute("""
+                try session.execute(
+                    """
                     CREATE TABLE IF NOT EXISTS iap.schema_migrations (
                         version    int PRIMARY KEY,
                         name       text NOT NULL,
                         checksum   text NOT NULL,
                         applied_at timestamptz NOT NULL DEFAULT now()
                     )
-                    """)
+                    """
+                )
             }
             let applied = try verifiedRecords(session)
             for migration in Migration.all where migration.version <= version && applied[migration.version] == nil {
                 try quietly(session) { session in
                     try session.executeScript(migration.sql)
-                    try session.execute("""
+                    try session.execute(
+                        """
                         INSERT INTO iap.schema_migrations (version, name, checksum)
                         VALUES ($1, $2, encode(sha256(convert_to($3, 'UTF8')), 'hex'))
-                        """, [migration.version, migration.name, migration.sql])
+                        """,
+                        [migration.version, migration.name, migration.sql]
+                    )
                 }
             }
             if version == Migration.latestVersion {
@@ -80,14 +89,25 @@ package enum Migrator {
             let records = try records(session)
             let checksums = try checksums(session)
             let known = Migration.all.map { migration in
-                MigrationStatus(version: migration.version, name: migration.name, appliedAt: records[migration.version]?.appliedAt,
-                                checksumMatches: records[migration.version].map { $0.checksum == checksums[migration.version] } ?? true,
-                                knownToThisBinary: true)
+                MigrationStatus(
+                    version: migration.version,
+                    name: migration.name,
+                    appliedAt: records[migration.version]?.appliedAt,
+                    checksumMatches: records[migration.version].map { $0.checksum == checksums[migration.version] }
+                        ?? true,
+                    knownToThisBinary: true
+                )
             }
-            let unknown = records.keys.filter { version in !Migration.all.contains { $0.version == version } }.sorted().map { version in
-                MigrationStatus(version: version, name: records[version]!.name, appliedAt: records[version]!.appliedAt,
-                                checksumMatches: true, knownToThisBinary: false)
-            }
+            let unknown = records.keys.filter { version in !Migration.all.contains { $0.version == version } }.sorted()
+                .map { version in
+                    MigrationStatus(
+                        version: version,
+                        name: records[version]!.name,
+                        appliedAt: records[version]!.appliedAt,
+                        checksumMatches: true,
+                        knownToThisBinary: false
+                    )
+                }
             return known + unknown
         }
     }
@@ -119,16 +139,22 @@ package enum Migrator {
     }
 
     private static func records(_ session: DatabaseSession) throws -> [Int: Record] {
-        let exists = try session.execute("SELECT to_regclass('iap.schema_migrations') IS NOT NULL AS present").first?.bool("present")
+        let exists = try session.execute("SELECT to_regclass('iap.schema_migrations') IS NOT NULL AS present").first?
+            .bool("present")
         guard exists == true else { return [:] }
-        let rows = try session.execute("""
+        let rows = try session.execute(
+            """
             SELECT version, name, checksum, to_char(applied_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS applied_at
             FROM iap.schema_migrations
-            """).namedRows
+            """
+        ).namedRows
         var records: [Int: Record] = [:]
         for row in rows {
-            records[try row.int("version")] = Record(name: try row.string("name"), checksum: try row.string("checksum"),
-                                                     appliedAt: try row.string("applied_at"))
+            records[try row.int("version")] = Record(
+                name: try row.string("name"),
+                checksum: try row.string("checksum"),
+                appliedAt: try row.string("applied_at")
+            )
         }
         return records
     }
@@ -138,7 +164,9 @@ package enum Migrator {
         var checksums: [Int: String] = [:]
         for migration in Migration.all {
             checksums[migration.version] = try session.execute(
-                "SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS sum", [migration.sql]).first?.string("sum")
+                "SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS sum",
+                [migration.sql]
+            ).first?.string("sum")
         }
         return checksums
     }

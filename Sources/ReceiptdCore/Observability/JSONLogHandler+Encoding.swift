@@ -21,9 +21,9 @@ extension JSONLogHandler {
     }
 }
 
-private extension Int64 {
+extension Int64 {
     /// Division rounding towards minus infinity, so dates before 1970 still get 0…999 milliseconds.
-    func floorDivided(by divisor: Int64) -> Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor < 0) ? quotient - 1 : quotient
     }

@@ -23,9 +23,13 @@ package struct JSONLogHandler: LogHandler {
     private let clock: @Sendable () -> Date
 
     /// Creates a handler writing to `sink` (standard output by default); `clock` is for tests.
-    package init(label: String, logLevel: Logger.Level = .info, sink: LogSink = .standardOutput,
-                metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider,
-                clock: @escaping @Sendable () -> Date = { Date() }) {
+    package init(
+        label: String,
+        logLevel: Logger.Level = .info,
+        sink: LogSink = .standardOutput,
+        metadataProvider: Logger.MetadataProvider? = LoggingSystem.metadataProvider,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.label = label
         self.logLevel = logLevel
         self.sink = sink
@@ -46,13 +50,25 @@ package struct JSONLogHandler: LogHandler {
         if let provided = metadataProvider?.get() { merged.merge(provided) { $1 } }
         if let own = event.metadata { merged.merge(own) { $1 } }
         if let error = event.error, merged["error"] == nil { merged["error"] = "\(error)" }
-        sink.write(Self.line(timestamp: clock(), level: event.level, label: label,
-                             message: event.message.description, metadata: merged))
+        sink.write(
+            Self.line(
+                timestamp: clock(),
+                level: event.level,
+                label: label,
+                message: event.message.description,
+                metadata: merged
+            )
+        )
     }
 
     /// Renders one line, trailing newline included.
-    static func line(timestamp: Date, level: Logger.Level, label: String, message: String,
-                     metadata: Logger.Metadata) -> String {
+    static func line(
+        timestamp: Date,
+        level: Logger.Level,
+        label: String,
+        message: String,
+        metadata: Logger.Metadata
+    ) -> String {
         var fields: [(String, String)] = []
         for (key, value) in metadata { flatten(value, key: key, into: &fields) }
         fields.sort { $0.0 < $1.0 }

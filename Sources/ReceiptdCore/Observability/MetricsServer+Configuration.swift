@@ -26,7 +26,8 @@ extension MetricsServer {
         package init?(address: String) {
             let text = address.trimmingCharacters(in: .whitespaces)
             guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-                  (0...65_535).contains(port) else { return nil }
+                (0...65_535).contains(port)
+            else { return nil }
             var host = String(text[..<colon])
             if host.hasPrefix("[") && host.hasSuffix("]") {
                 host = String(host.dropFirst().dropLast())

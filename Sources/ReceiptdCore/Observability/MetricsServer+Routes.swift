@@ -29,7 +29,9 @@ extension MetricsServer {
 
     /// Routes a request.
     func answer(to request: HTTPRequestHead) async -> Answer {
-        guard request.method == .GET || request.method == .HEAD else { return Answer(.methodNotAllowed, "method not allowed\n") }
+        guard request.method == .GET || request.method == .HEAD else {
+            return Answer(.methodNotAllowed, "method not allowed\n")
+        }
         let path = request.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         switch path {
         case "/metrics":
@@ -46,14 +48,19 @@ extension MetricsServer {
         }
     }
 
-    private func write(_ answer: Answer, for request: HTTPRequestHead,
-                       to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>) async throws {
+    private func write(
+        _ answer: Answer,
+        for request: HTTPRequestHead,
+        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
+    ) async throws {
         var headers = HTTPHeaders()
         headers.add(name: "content-type", value: answer.contentType)
         headers.add(name: "content-length", value: String(answer.body.count))
         headers.add(name: "cache-control", value: "no-store")
         if !request.isKeepAlive { headers.add(name: "connection", value: "close") }
-        var parts: [HTTPServerResponsePart] = [.head(HTTPResponseHead(version: request.version, status: answer.status, headers: headers))]
+        var parts: [HTTPServerResponsePart] = [
+            .head(HTTPResponseHead(version: request.version, status: answer.status, headers: headers))
+        ]
         if request.method != .HEAD && !answer.body.isEmpty {
             parts.append(.body(.byteBuffer(ByteBuffer(bytes: answer.body))))
         }

@@ -24,8 +24,12 @@ package final class MetricsServer: Service, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - registry: what `/metrics` exports.
     ///   - readiness: `/readyz` answers 200 when it returns true, 503 otherwise.
-    package init(configuration: Configuration = .init(), registry: PrometheusCollectorRegistry, logger: Logger,
-                readiness: @escaping @Sendable () async -> Bool) {
+    package init(
+        configuration: Configuration = .init(),
+        registry: PrometheusCollectorRegistry,
+        logger: Logger,
+        readiness: @escaping @Sendable () async -> Bool
+    ) {
         self.configuration = configuration
         self.registry = registry
         self.logger = logger
@@ -48,15 +52,20 @@ package final class MetricsServer: Service, Sendable, CustomStringConvertible {
             server = try await bind()
         } catch {
             // Orders matter more than metrics: the daemon keeps verifying without its endpoints.
-            logger.error("cannot serve metrics and health endpoints (RECEIPTD_METRICS_ADDR); running without them",
-                         metadata: [LogKey.listenAddress: "\(configuration.address)", LogKey.error: "\(error)"])
+            logger.error(
+                "cannot serve metrics and health endpoints (RECEIPTD_METRICS_ADDR); running without them",
+                metadata: [LogKey.listenAddress: "\(configuration.address)", LogKey.error: "\(error)"]
+            )
             listening.fire()
             try? await gracefulShutdown()
             return
         }
         boundPort.withLock { $0 = server.channel.localAddress?.port }
         listening.fire()
-        let address = Configuration(host: configuration.host, port: server.channel.localAddress?.port ?? configuration.port)
+        let address = Configuration(
+            host: configuration.host,
+            port: server.channel.localAddress?.port ?? configuration.port
+        )
         logger.info("metrics and health endpoints listening", metadata: [LogKey.listenAddress: "\(address.address)"])
         do {
             try await cancelWhenGracefulShutdown {
@@ -68,7 +77,7 @@ package final class MetricsServer: Service, Sendable, CustomStringConvertible {
                     }
                 }
             }
-        } catch where Task.isCancelled || Task.isShuttingDownGracefully {
+        } catch  where Task.isCancelled || Task.isShuttingDownGracefully {
             // Stopping is how this service ends; the error only says the accept loop was interrupted.
         }
     }

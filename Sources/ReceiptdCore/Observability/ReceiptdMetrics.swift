@@ -62,22 +62,34 @@ package struct ReceiptdMetrics: Sendable {
 
     /// A job left `running` for good: its final `state`, and the order's outcome if one was recorded.
     package func jobFinished(state: JobState, outcome: OrderOutcome? = nil) {
-        Counter(label: Name.jobsFinished, dimensions: [("state", state.rawValue), ("outcome", outcome?.rawValue ?? "none")],
-                factory: factory).increment()
+        Counter(
+            label: Name.jobsFinished,
+            dimensions: [("state", state.rawValue), ("outcome", outcome?.rawValue ?? "none")],
+            factory: factory
+        ).increment()
     }
 
     /// One call to `api` took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
     package func appleRequest(environment: AppleEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
-        Timer(label: Name.appleRequestDuration,
-              dimensions: [("environment", environment.rawValue.lowercased()), ("api", api.rawValue), ("store", api.store.rawValue),
-                           ("result", failure?.rawValue ?? "ok")],
-              factory: factory).recordSeconds(seconds)
+        Timer(
+            label: Name.appleRequestDuration,
+            dimensions: [
+                ("environment", environment.rawValue.lowercased()), ("api", api.rawValue),
+                ("store", api.store.rawValue),
+                ("result", failure?.rawValue ?? "ok"),
+            ],
+            factory: factory
+        ).recordSeconds(seconds)
     }
 
     /// Whether claims skip the jobs that need `api` (its circuit breaker is open).
     package func storeAPIPaused(_ api: StoreAPI, _ paused: Bool) {
-        Meter(label: Name.storeAPIPaused, dimensions: [("api", api.rawValue), ("store", api.store.rawValue)], factory: factory)
-            .set(paused ? 1 : 0)
+        Meter(
+            label: Name.storeAPIPaused,
+            dimensions: [("api", api.rawValue), ("store", api.store.rawValue)],
+            factory: factory
+        )
+        .set(paused ? 1 : 0)
     }
 
     /// An attempt failed transiently with `errorClass` and the job will be retried.
@@ -110,7 +122,10 @@ package struct ReceiptdMetrics: Sendable {
 
     /// Counts one acknowledge or consume call.
     package func googleFinalization(action: GoogleFinalizeAction, succeeded: Bool) {
-        Counter(label: Name.googleFinalizations, dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
-                factory: factory).increment()
+        Counter(
+            label: Name.googleFinalizations,
+            dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
+            factory: factory
+        ).increment()
     }
 }

@@ -27,9 +27,18 @@ package struct JobSummary: Sendable, Codable, Equatable {
 extension JobSummary {
     /// Reads a row of the `jobs` query.
     init(row: QueryResult.Row) throws {
-        self.init(id: try row.int64("id"), orderID: try row.string("order_id"), userID: try row.string("user_id"),
-                  productID: try row.string("product_id"), state: try row.jobState(), attempts: try row.int("attempts"),
-                  outcome: row["outcome"], createdAt: try row.string("created_at"), runAt: try row.string("run_at"),
-                  finishedAt: row["finished_at"], lastError: row["last_error"])
+        self.init(
+            id: try row.int64("id"),
+            orderID: try row.string("order_id"),
+            userID: try row.string("user_id"),
+            productID: try row.string("product_id"),
+            state: try row.jobState(),
+            attempts: try row.int("attempts"),
+            outcome: row["outcome"],
+            createdAt: try row.string("created_at"),
+            runAt: try row.string("run_at"),
+            finishedAt: row["finished_at"],
+            lastError: row["last_error"]
+        )
     }
 }

@@ -3,7 +3,10 @@ extension OperatorQueries {
     /// anything else (or a number that is no job id) an order id. Throws `OperatorError.notFound`.
     package func orderID(for reference: String) async throws -> String {
         if let jobID = Int64(reference),
-           let order = try await connection.execute("SELECT order_id FROM iap.jobs WHERE id = $1", [jobID]).first?["order_id"] {
+            let order = try await connection.execute("SELECT order_id FROM iap.jobs WHERE id = $1", [jobID]).first?[
+                "order_id"
+            ]
+        {
             return order
         }
         let known = try await connection.execute("SELECT order_id FROM iap.orders WHERE order_id = $1", [reference])
@@ -22,12 +25,15 @@ extension OperatorQueries {
     /// A fresh job for every order whose outcome became `failed` or `invalid` since `since`, each in its own
     /// transaction; orders the database refuses (an active job, say) are listed as skipped.
     package func retryFailed(since: TimeBound) async throws -> BulkRetryResult {
-        let orders = try await connection.execute("""
+        let orders = try await connection.execute(
+            """
             SELECT order_id FROM iap.orders
             WHERE outcome IN ('failed', 'invalid')
               AND outcome_at >= coalesce($1::timestamptz, now() - make_interval(secs => $2::int))
             ORDER BY outcome_at, order_id
-            """, [since.instantText, since.secondsAgoValue]).rows.compactMap { $0.first ?? nil }
+            """,
+            [since.instantText, since.secondsAgoValue]
+        ).rows.compactMap { $0.first ?? nil }
         var summary = BulkRetryResult(retried: [], skipped: [])
         for order in orders {
             do {
@@ -47,22 +53,30 @@ extension OperatorQueries {
                 try session.transaction { session -> Int64? in
                     let count = try session.execute("SELECT iap.cancel_order($1) AS n", [order]).first?.int("n") ?? 0
                     guard count > 0 else { return nil }
-                    return try session.execute("""
+                    return try session.execute(
+                        """
                         SELECT id FROM iap.jobs WHERE order_id = $1 AND state = 'cancelled' ORDER BY finished_at DESC, id DESC LIMIT 1
-                        """, [order]).first?.int64("id")
+                        """,
+                        [order]
+                    ).first?.int64("id")
                 }
             }
         }
-        guard let cancelled else { throw OperatorError.refused("order \(order) has no pending or running job to cancel") }
+        guard let cancelled else {
+            throw OperatorError.refused("order \(order) has no pending or running job to cancel")
+        }
         return CancelResult(orderID: order, jobID: cancelled)
     }
 
     /// `iap.enqueue_receipt`; throws `OperatorError.refused` when it rejects the input.
     package func enqueue(_ request: EnqueueRequest) async throws -> EnqueueResult {
         let result = try await translatingRefusals {
-            try await connection.execute("SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id", [
-                request.orderID, request.userID, request.productID, request.compactReceiptData, request.quantity,
-            ])
+            try await connection.execute(
+                "SELECT iap.enqueue_receipt($1, $2, $3, $4, $5) AS id",
+                [
+                    request.orderID, request.userID, request.productID, request.compactReceiptData, request.quantity,
+                ]
+            )
         }
         return EnqueueResult(orderID: request.orderID, jobID: try Self.jobID(in: result, from: "enqueue_receipt"))
     }

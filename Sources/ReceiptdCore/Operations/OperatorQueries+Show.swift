@@ -4,27 +4,39 @@ extension OperatorQueries {
         let rows = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                let order = try session.execute("""
+                let order = try session.execute(
+                    """
                     SELECT order_id, user_id, product_id, quantity, delivered_quantity, outcome::text AS outcome,
                            \(Self.utc("created_at")) AS created_at, \(Self.utc("outcome_at")) AS outcome_at
                     FROM iap.orders WHERE order_id = $1
-                    """, [orderID])
-                let jobs = try session.execute("""
+                    """,
+                    [orderID]
+                )
+                let jobs = try session.execute(
+                    """
                     SELECT id, kind, state, attempts, environment, \(Self.utc("created_at")) AS created_at, \(Self.utc("run_at")) AS run_at,
                            \(Self.utc("started_at")) AS started_at, \(Self.utc("finished_at")) AS finished_at, last_error,
                            superseded_by, locked_by
                     FROM iap.jobs WHERE order_id = $1 ORDER BY id
-                    """, [orderID])
-                let attempts = try session.execute("""
+                    """,
+                    [orderID]
+                )
+                let attempts = try session.execute(
+                    """
                     SELECT job_id, attempt, result, apple_status, http_status, environment, duration_ms, error_class, error,
                            daemon, \(Self.utc("finished_at")) AS finished_at
                     FROM iap.attempts WHERE order_id = $1 ORDER BY job_id, attempt, id
-                    """, [orderID])
-                let deliveries = try session.execute("""
+                    """,
+                    [orderID]
+                )
+                let deliveries = try session.execute(
+                    """
                     SELECT transaction_id, job_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment,
                            \(Self.utc("delivered_at")) AS delivered_at
                     FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
-                    """, [orderID])
+                    """,
+                    [orderID]
+                )
                 return (order, jobs, attempts, deliveries)
             }
         }
@@ -36,6 +48,7 @@ extension OperatorQueries {
                 let log = try (attemptsByJob[try job.int64("id")] ?? []).map(OrderDetail.Attempt.init(row:))
                 return try OrderDetail.Job(row: job, attemptLog: log)
             },
-            deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)))
+            deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:))
+        )
     }
 }

@@ -2,7 +2,8 @@ extension OperatorQueries {
     /// Unclaimed payments first seen since `since` (all when `nil`), newest first; with `includeAssigned`, also
     /// those already delivered to an order.
     package func unclaimed(since: TimeBound?, includeAssigned: Bool) async throws -> [UnclaimedPayment] {
-        let rows = try await connection.execute("""
+        let rows = try await connection.execute(
+            """
             SELECT transaction_id, product_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment, user_id,
                    order_id, job_id, \(Self.utc("first_seen_at")) AS first_seen_at, assigned_order_id,
                    \(Self.utc("assigned_at")) AS assigned_at
@@ -11,13 +12,23 @@ extension OperatorQueries {
               AND (($2::timestamptz IS NULL AND $3::int IS NULL)
                    OR first_seen_at >= coalesce($2::timestamptz, now() - make_interval(secs => $3::int)))
             ORDER BY first_seen_at DESC, transaction_id
-            """, [includeAssigned, since?.instantText, since?.secondsAgoValue]).namedRows
+            """,
+            [includeAssigned, since?.instantText, since?.secondsAgoValue]
+        ).namedRows
         return try rows.map { row in
             UnclaimedPayment(
-                transactionID: try row.string("transaction_id"), productID: try row.string("product_id"),
-                quantity: try row.int("quantity"), purchaseDate: row["purchase_date"], environment: row["environment"],
-                userID: try row.string("user_id"), orderID: try row.string("order_id"), jobID: try row.int64("job_id"),
-                firstSeenAt: try row.string("first_seen_at"), assignedOrderID: row["assigned_order_id"], assignedAt: row["assigned_at"])
+                transactionID: try row.string("transaction_id"),
+                productID: try row.string("product_id"),
+                quantity: try row.int("quantity"),
+                purchaseDate: row["purchase_date"],
+                environment: row["environment"],
+                userID: try row.string("user_id"),
+                orderID: try row.string("order_id"),
+                jobID: try row.int64("job_id"),
+                firstSeenAt: try row.string("first_seen_at"),
+                assignedOrderID: row["assigned_order_id"],
+                assignedAt: row["assigned_at"]
+            )
         }
     }
 
@@ -29,7 +40,11 @@ extension OperatorQueries {
             try await connection.withSession { session in
                 try session.transaction { session in
                     try session.execute("SELECT iap.assign_payment($1, $2)", [transactionID, orderID])
-                    let outcome = try session.execute("SELECT outcome::text AS outcome FROM iap.orders WHERE order_id = $1", [orderID])
+                    let outcome =
+                        try session.execute(
+                            "SELECT outcome::text AS outcome FROM iap.orders WHERE order_id = $1",
+                            [orderID]
+                        )
                         .first?.string("outcome") ?? ""
                     return AssignResult(transactionID: transactionID, orderID: orderID, outcome: outcome)
                 }

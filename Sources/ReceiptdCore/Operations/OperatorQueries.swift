@@ -27,20 +27,27 @@ package struct OperatorQueries: Sendable {
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 let states = try session.execute(
-                    "SELECT state, jobs, due_now, oldest_due_seconds, oldest_heartbeat_seconds FROM iap.queue_summary")
+                    "SELECT state, jobs, due_now, oldest_due_seconds, oldest_heartbeat_seconds FROM iap.queue_summary"
+                )
                 let retries = try session.execute(
-                    "SELECT error_class, retries, jobs, \(Self.utc("last_seen")) AS last_seen FROM iap.recent_retries")
+                    "SELECT error_class, retries, jobs, \(Self.utc("last_seen")) AS last_seen FROM iap.recent_retries"
+                )
                 let stuck = try session.execute("SELECT * FROM iap.stuck_jobs LIMIT $1", [limit])
-                let outcomes = try session.execute("""
+                let outcomes = try session.execute(
+                    """
                     SELECT coalesce(outcome::text, 'none') AS outcome, count(*) AS orders
                     FROM iap.orders GROUP BY 1 ORDER BY 1
-                    """)
-                let daemons = try session.execute("""
+                    """
+                )
+                let daemons = try session.execute(
+                    """
                     SELECT daemon, in_flight, extract(epoch FROM now() - heartbeat_at)::int AS age,
                            array_to_string(paused_apis, ',') AS paused_apis
                     FROM iap.daemons ORDER BY heartbeat_at DESC
-                    """)
-                let counts = try session.execute("""
+                    """
+                )
+                let counts = try session.execute(
+                    """
                     SELECT (SELECT count(*) FROM iap.stuck_jobs) AS stuck, (SELECT count(*) FROM iap.recent_failures) AS failures,
                            (SELECT count(*) FROM iap.deliveries WHERE environment IS DISTINCT FROM 'Sandbox') AS production,
                            (SELECT count(*) FROM iap.deliveries WHERE environment = 'Sandbox') AS sandbox,
@@ -50,34 +57,45 @@ package struct OperatorQueries: Sendable {
                                AS owed,
                            (SELECT count(*) FROM iap.unclaimed_payments WHERE assigned_at IS NULL) AS unclaimed,
                            (SELECT count(*) FROM iap.orders WHERE delivered_quantity > quantity) AS overpaid
-                    """)
-                let blocked = try session.execute("""
+                    """
+                )
+                let blocked = try session.execute(
+                    """
                     SELECT api, \(Self.utc("blocked_until")) AS blocked_until, ceil(extract(epoch FROM blocked_until - now()))::int AS remaining
                     FROM iap.api_pacing WHERE blocked_until > now() ORDER BY api
-                    """)
-                let polls = try session.execute("""
+                    """
+                )
+                let polls = try session.execute(
+                    """
                     SELECT package_name, extract(epoch FROM now() - succeeded_at)::int AS success_age,
                            CASE WHEN failed_at > coalesce(succeeded_at, '-infinity') THEN last_error END AS last_error,
                            CASE WHEN lock_missed_at > coalesce(lock_taken_at, '-infinity')
                                      AND now() - coalesce(lock_taken_at, created_at) > make_interval(secs => 3 * coalesce(interval_seconds, 600))
                                 THEN extract(epoch FROM now() - coalesce(lock_taken_at, created_at))::int END AS lock_missing
                     FROM iap.google_voided_cursor ORDER BY package_name
-                    """).namedRows
+                    """
+                ).namedRows
                 // Who holds the poll's lock, asked only when a poll misses it.
                 var holders: [String] = []
                 if polls.contains(where: { $0["lock_missing"] != nil }) {
-                    holders = try AdvisoryLockHolder.holders(of: GoogleVoidedPoller.lockKey, in: session).map(\.description)
+                    holders = try AdvisoryLockHolder.holders(of: GoogleVoidedPoller.lockKey, in: session).map(
+                        \.description
+                    )
                 }
-                let statuses = try session.execute("""
+                let statuses = try session.execute(
+                    """
                     SELECT s.status::text AS status, count(o.order_id) AS orders
                     FROM unnest(enum_range(NULL::iap.order_status)) AS s(status)
                     LEFT JOIN iap.orders o ON o.status = s.status
                     GROUP BY s.status ORDER BY s.status
-                    """)
+                    """
+                )
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
                     outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
-                    statuses: try statuses.namedRows.map { QueueStatus.StatusCount(status: try $0.string("status"), orders: try $0.int("orders")) },
+                    statuses: try statuses.namedRows.map {
+                        QueueStatus.StatusCount(status: try $0.string("status"), orders: try $0.int("orders"))
+                    },
                     owedOverTenMinutes: try counts.first?.int("owed") ?? 0,
                     unclaimedPayments: try counts.first?.int("unclaimed") ?? 0,
                     overpaidOrders: try counts.first?.int("overpaid") ?? 0,
@@ -90,21 +108,30 @@ package struct OperatorQueries: Sendable {
                     sandboxDeliveries: try counts.first?.int("sandbox") ?? 0,
                     suspiciousReceipts: try counts.first?.int("suspicious") ?? 0,
                     blockedAPIs: try blocked.namedRows.map {
-                        QueueStatus.BlockedAPI(api: try $0.string("api"), blockedUntil: try $0.string("blocked_until"),
-                                               remainingSeconds: try $0.int("remaining"))
+                        QueueStatus.BlockedAPI(
+                            api: try $0.string("api"),
+                            blockedUntil: try $0.string("blocked_until"),
+                            remainingSeconds: try $0.int("remaining")
+                        )
                     },
                     voidedPolls: try polls.map {
-                        QueueStatus.VoidedPoll(packageName: try $0.string("package_name"), lastSuccessSeconds: $0.optionalInt("success_age"),
-                                               lastError: $0["last_error"], lockMissingSeconds: $0.optionalInt("lock_missing"),
-                                               lockHolders: $0["lock_missing"] == nil ? [] : holders)
-                    })
+                        QueueStatus.VoidedPoll(
+                            packageName: try $0.string("package_name"),
+                            lastSuccessSeconds: $0.optionalInt("success_age"),
+                            lastError: $0["last_error"],
+                            lockMissingSeconds: $0.optionalInt("lock_missing"),
+                            lockHolders: $0["lock_missing"] == nil ? [] : holders
+                        )
+                    }
+                )
             }
         }
     }
 
     /// Jobs matching `filter`, newest first.
     package func jobs(_ filter: JobFilter) async throws -> [JobSummary] {
-        let result = try await connection.execute("""
+        let result = try await connection.execute(
+            """
             SELECT j.id, j.order_id, o.user_id, o.product_id, j.state, j.attempts, o.outcome::text AS outcome,
                    \(Self.utc("j.created_at")) AS created_at, \(Self.utc("j.run_at")) AS run_at,
                    \(Self.utc("j.finished_at")) AS finished_at, j.last_error
@@ -116,7 +143,12 @@ package struct OperatorQueries: Sendable {
                       >= coalesce($3::timestamptz, now() - make_interval(secs => $4::int)))
             ORDER BY j.id DESC
             LIMIT $5
-            """, [filter.state?.rawValue, filter.orderID, filter.since?.instantText, filter.since?.secondsAgoValue, filter.limit])
+            """,
+            [
+                filter.state?.rawValue, filter.orderID, filter.since?.instantText, filter.since?.secondsAgoValue,
+                filter.limit,
+            ]
+        )
         return try result.namedRows.map(JobSummary.init(row:))
     }
 }

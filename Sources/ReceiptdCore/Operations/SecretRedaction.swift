@@ -21,7 +21,8 @@ package enum SecretRedaction {
     /// the password or a piece of it whatever it holds (a `?`, `/` or `#` in a URI's password makes libpq split the
     /// URI elsewhere than meant), so every quoted part is masked rather than looked for.
     package static func unparsable(_ libpqMessage: String) -> String {
-        "cannot parse the connection string: " + maskingQuotes(libpqMessage).trimmingCharacters(in: .whitespacesAndNewlines)
+        "cannot parse the connection string: "
+            + maskingQuotes(libpqMessage).trimmingCharacters(in: .whitespacesAndNewlines)
             + " (in a URI, percent-encode @ : / ? # % in the user name and password)"
     }
 
@@ -29,12 +30,18 @@ package enum SecretRedaction {
     /// none). The password is masked as by ``redact(_:connectionString:)``; and when libpq read another password
     /// than the URI spells (a `/` in it ended the host part early), pieces of it may be quoted as a host, port or
     /// database name, so every quoted part is masked.
-    package static func connectionFailure(_ message: String, connectionString: String, parsedPassword: String?) -> String {
+    package static func connectionFailure(
+        _ message: String,
+        connectionString: String,
+        parsedPassword: String?
+    ) -> String {
         var redacted = redact(message, connectionString: connectionString)
         if let parsedPassword, !parsedPassword.isEmpty {
             redacted = redacted.replacingOccurrences(of: parsedPassword, with: "***")
         }
-        if let written = writtenPassword(in: connectionString), written != parsedPassword, written.removingPercentEncoding != parsedPassword {
+        if let written = writtenPassword(in: connectionString), written != parsedPassword,
+            written.removingPercentEncoding != parsedPassword
+        {
             redacted = maskingQuotes(redacted)
         }
         return redacted
@@ -43,7 +50,9 @@ package enum SecretRedaction {
     /// `message` with each line's quoted part, from its first `"` to its last, replaced by `"***"`.
     static func maskingQuotes(_ message: String) -> String {
         message.split(separator: "\n", omittingEmptySubsequences: false).map { (line: Substring) -> String in
-            guard let first = line.firstIndex(of: "\""), let last = line.lastIndex(of: "\"") else { return String(line) }
+            guard let first = line.firstIndex(of: "\""), let last = line.lastIndex(of: "\"") else {
+                return String(line)
+            }
             let end: Substring.Index = last > first ? line.index(after: last) : line.endIndex
             let before: Substring = line.prefix(upTo: first)
             let after: Substring = line.suffix(from: end)
@@ -95,10 +104,16 @@ package enum SecretRedaction {
                 var escaped = false
                 while let character = rest.first {
                     rest = rest.dropFirst()
-                    if escaped { value.append(character); escaped = false }
-                    else if character == "\\" { escaped = true }
-                    else if character == "'" { break }
-                    else { value.append(character) }
+                    if escaped {
+                        value.append(character)
+                        escaped = false
+                    } else if character == "\\" {
+                        escaped = true
+                    } else if character == "'" {
+                        break
+                    } else {
+                        value.append(character)
+                    }
                 }
             } else {
                 value = String(rest.prefix { !$0.isWhitespace })

@@ -15,7 +15,8 @@ extension String {
             case "\t": escaped += "\\t"
             case "\n": escaped += "\\n"
             case "\r": escaped += "\\r"
-            case _ where Self.needsTerminalEscape(scalar): escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            case _ where Self.needsTerminalEscape(scalar):
+                escaped += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
             default: escaped.unicodeScalars.append(scalar)
             }
         }

@@ -20,7 +20,8 @@ package enum TimeBound: Sendable, Equatable {
     package init(parsing text: String) throws {
         let text = text.trimmingCharacters(in: .whitespaces)
         if let unit = text.last, let seconds = Self.unitSeconds[unit],
-           let count = Int(text.dropLast()), count >= 0, text.dropLast().allSatisfy(\.isASCII) {
+            let count = Int(text.dropLast()), count >= 0, text.dropLast().allSatisfy(\.isASCII)
+        {
             let (total, overflow) = count.multipliedReportingOverflow(by: seconds)
             guard !overflow else { throw ParseError(description: "'\(text)' is too long ago") }
             self = .secondsAgo(total)
@@ -30,12 +31,16 @@ package enum TimeBound: Sendable, Equatable {
             self = .instant(date)
             return
         }
-        throw ParseError(description:
-            "'\(text)' is neither a duration like 90m, 2h or 7d nor an ISO-8601 time like 2026-11-20T10:00:00Z")
+        throw ParseError(
+            description:
+                "'\(text)' is neither a duration like 90m, 2h or 7d nor an ISO-8601 time like 2026-11-20T10:00:00Z"
+        )
     }
 
     private static func iso8601(_ text: String) -> Date? {
-        var variants: [ISO8601DateFormatter.Options] = [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]]
+        var variants: [ISO8601DateFormatter.Options] = [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
+        ]
         // The date-only format also accepts a longer text and drops the rest, zone-less times included.
         if text.count == "2026-11-20".count { variants.append([.withFullDate]) }
         for options in variants {

@@ -26,7 +26,12 @@ package struct AppReceipt: Sendable, Equatable {
     package var signature: AppReceiptSignature?
 
     /// Creates a receipt's contents directly.
-    package init(bundleID: String?, transactionIDs: [String], creationDate: Date? = nil, signature: AppReceiptSignature? = nil) {
+    package init(
+        bundleID: String?,
+        transactionIDs: [String],
+        creationDate: Date? = nil,
+        signature: AppReceiptSignature? = nil
+    ) {
         self.bundleID = bundleID
         self.transactionIDs = transactionIDs
         self.creationDate = creationDate
@@ -43,11 +48,15 @@ package struct AppReceipt: Sendable, Equatable {
         self.signature = signature
         let attributes = try Self.attributes(content, of: "receipt")
         bundleID = attributes.first { $0.type == Self.bundleIDType }.flatMap { Self.string($0.value) }
-        creationDate = attributes.first { $0.type == Self.creationDateType }.flatMap { Self.string($0.value) }.flatMap(Self.date)
+        creationDate = attributes.first { $0.type == Self.creationDateType }.flatMap { Self.string($0.value) }.flatMap(
+            Self.date
+        )
         var ids: [String] = []
         for inApp in attributes where inApp.type == Self.inAppType {
             let fields = try Self.attributes(inApp.value, of: "in-app purchase")
-            let id = fields.first { $0.type == Self.transactionIDType } ?? fields.first { $0.type == Self.originalTransactionIDType }
+            let id =
+                fields.first { $0.type == Self.transactionIDType }
+                ?? fields.first { $0.type == Self.originalTransactionIDType }
             // An in-app purchase whose id we cannot read is an error, not an empty receipt: the order would
             // otherwise end `no_in_app` for a receipt that holds a purchase.
             guard let id = id.flatMap({ Self.string($0.value) }), !id.isEmpty else {
@@ -77,23 +86,28 @@ package struct AppReceipt: Sendable, Equatable {
 
     /// The eContent of `ContentInfo { signedData, SignedData { version, digestAlgorithms, encapContentInfo { data, [0] OCTET STRING },
     /// [0] certificates, [1] crls, signerInfos } }`, and the signature over it.
-    private static func signedData(_ bytes: [UInt8]) throws(FormatError) -> (content: [UInt8], signature: AppReceiptSignature?) {
+    private static func signedData(
+        _ bytes: [UInt8]
+    ) throws(FormatError) -> (content: [UInt8], signature: AppReceiptSignature?) {
         let notPKCS7 = FormatError(description: "receipt is not a PKCS#7 signedData container")
         guard let root = try? BER.parse(bytes), var contentInfo = children(root, .sequence)?.makeIterator(),
-              let type = contentInfo.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) }), type == signedDataOID,
-              let wrapper = contentInfo.next(), wrapper.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
-              let signedData = children(wrapper, wrapper.identifier)?.first(where: { _ in true }),
-              var fields = children(signedData, .sequence)?.makeIterator()
+            let type = contentInfo.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) }), type == signedDataOID,
+            let wrapper = contentInfo.next(),
+            wrapper.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
+            let signedData = children(wrapper, wrapper.identifier)?.first(where: { _ in true }),
+            var fields = children(signedData, .sequence)?.makeIterator()
         else { throw notPKCS7 }
         _ = fields.next()  // version
         _ = fields.next()  // digestAlgorithms
-        guard let encapsulated = fields.next(), var encapsulatedFields = children(encapsulated, .sequence)?.makeIterator(),
-              let contentType = encapsulatedFields.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) })
+        guard let encapsulated = fields.next(),
+            var encapsulatedFields = children(encapsulated, .sequence)?.makeIterator(),
+            let contentType = encapsulatedFields.next().flatMap({ try? ASN1ObjectIdentifier(berEncoded: $0) })
         else { throw notPKCS7 }
         guard contentType == dataOID,
-              let tagged = encapsulatedFields.next(), tagged.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
-              let octets = children(tagged, tagged.identifier)?.first(where: { _ in true }),
-              let content = try? ASN1OctetString(berEncoded: octets), !content.bytes.isEmpty
+            let tagged = encapsulatedFields.next(),
+            tagged.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific),
+            let octets = children(tagged, tagged.identifier)?.first(where: { _ in true }),
+            let content = try? ASN1OctetString(berEncoded: octets), !content.bytes.isEmpty
         else { throw FormatError(description: "receipt's PKCS#7 container holds no receipt content") }
         var certificates: [Certificate] = []
         var signerInfos: [ASN1Node] = []
@@ -109,31 +123,46 @@ package struct AppReceipt: Sendable, Equatable {
                 signerInfos = Array(members)
             }
         }
-        guard signerInfos.count <= 1 else { throw FormatError(description: "receipt has \(signerInfos.count) signers, not 1") }
+        guard signerInfos.count <= 1 else {
+            throw FormatError(description: "receipt has \(signerInfos.count) signers, not 1")
+        }
         guard let signer = signerInfos.first else { return (Array(content.bytes), nil) }
-        return (Array(content.bytes), try Self.signature(signer, certificates: certificates, content: Array(content.bytes)))
+        return (
+            Array(content.bytes), try Self.signature(signer, certificates: certificates, content: Array(content.bytes))
+        )
     }
 
     /// `SignerInfo ::= SEQUENCE { version, sid IssuerAndSerialNumber, digestAlgorithm, [0] signedAttrs OPTIONAL,
     /// signatureAlgorithm, signature OCTET STRING, [1] unsignedAttrs OPTIONAL }`.
-    private static func signature(_ node: ASN1Node, certificates: [Certificate], content: [UInt8]) throws(FormatError) -> AppReceiptSignature {
+    private static func signature(
+        _ node: ASN1Node,
+        certificates: [Certificate],
+        content: [UInt8]
+    ) throws(FormatError) -> AppReceiptSignature {
         let unreadable = FormatError(description: "receipt's signer information cannot be read")
         guard var fields = children(node, .sequence)?.makeIterator(), fields.next() != nil,  // version
-              let sid = fields.next(), var sidFields = children(sid, .sequence)?.makeIterator(),
-              let issuer = sidFields.next().flatMap({ try? DistinguishedName(derEncoded: $0) }),
-              let serial = sidFields.next(), serial.identifier == .integer, case .primitive(let serialBytes) = serial.content,
-              let digest = fields.next().flatMap(algorithm)
+            let sid = fields.next(), var sidFields = children(sid, .sequence)?.makeIterator(),
+            let issuer = sidFields.next().flatMap({ try? DistinguishedName(derEncoded: $0) }),
+            let serial = sidFields.next(), serial.identifier == .integer,
+            case .primitive(let serialBytes) = serial.content,
+            let digest = fields.next().flatMap(algorithm)
         else { throw unreadable }
         var next = fields.next()
         let hasSignedAttributes = next?.identifier == ASN1Identifier(tagWithNumber: 0, tagClass: .contextSpecific)
         if hasSignedAttributes { next = fields.next() }
         guard let signatureAlgorithm = next.flatMap(algorithm),
-              let signature = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) }), !signature.bytes.isEmpty
+            let signature = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) }), !signature.bytes.isEmpty
         else { throw unreadable }
         return AppReceiptSignature(
-            certificates: certificates, signerIssuer: issuer, signerSerialNumber: Certificate.SerialNumber(bytes: serialBytes),
-            digestAlgorithm: digest, signatureAlgorithm: signatureAlgorithm, hasSignedAttributes: hasSignedAttributes,
-            signature: Array(signature.bytes), signedContent: content)
+            certificates: certificates,
+            signerIssuer: issuer,
+            signerSerialNumber: Certificate.SerialNumber(bytes: serialBytes),
+            digestAlgorithm: digest,
+            signatureAlgorithm: signatureAlgorithm,
+            hasSignedAttributes: hasSignedAttributes,
+            signature: Array(signature.bytes),
+            signedContent: content
+        )
     }
 
     /// The OID of an `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`.
@@ -143,7 +172,9 @@ package struct AppReceipt: Sendable, Equatable {
 
     /// An RFC 3339 time as receipts write it (`2024-02-23T17:27:16Z`, fractions allowed).
     private static func date(_ text: String) -> Date? {
-        for options: ISO8601DateFormatter.Options in [[.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds]] {
+        for options: ISO8601DateFormatter.Options in [
+            [.withInternetDateTime], [.withInternetDateTime, .withFractionalSeconds],
+        ] {
             let formatter = ISO8601DateFormatter()
             formatter.formatOptions = options
             if let date = formatter.date(from: text) { return date }
@@ -159,9 +190,9 @@ package struct AppReceipt: Sendable, Equatable {
         var attributes: [Attribute] = []
         for member in members {
             guard var fields = children(member, .sequence)?.makeIterator(),
-                  let type = fields.next().flatMap({ try? Int(berEncoded: $0) }),
-                  fields.next() != nil,
-                  let value = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) })
+                let type = fields.next().flatMap({ try? Int(berEncoded: $0) }),
+                fields.next() != nil,
+                let value = fields.next().flatMap({ try? ASN1OctetString(berEncoded: $0) })
             else { throw FormatError(description: "\(what) holds an attribute that is not {type, version, value}") }
             attributes.append(Attribute(type: type, value: Array(value.bytes)))
         }

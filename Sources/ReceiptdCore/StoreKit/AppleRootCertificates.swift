@@ -17,7 +17,9 @@ package enum AppleRootCertificates {
     /// `B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24`).
     package static let appleIncRoot: Certificate = {
         do {
-            return try Certificate(pemEncoded: String(decoding: PackageResources.AppleIncRootCertificate_pem, as: UTF8.self))
+            return try Certificate(
+                pemEncoded: String(decoding: PackageResources.AppleIncRootCertificate_pem, as: UTF8.self)
+            )
         } catch {
             preconditionFailure("the shipped Apple Inc. Root does not parse: \(error)")
         }

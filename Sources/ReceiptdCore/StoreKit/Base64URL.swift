@@ -12,6 +12,9 @@ enum Base64URL {
     /// Encodes bytes without padding.
     static func encode(_ data: some DataProtocol) -> String {
         Data(data).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=",
+                with: ""
+            )
     }
 }

@@ -22,14 +22,21 @@ struct ReceiptHistoryVerifier: PurchaseVerifier {
         guard let id = receipt.firstTransactionID else {
             // Nothing to ask Apple about: the receipt's own word that it holds no purchase pays nothing.
             return VerificationAttempt(
-                verdict: .verified(VerifiedPurchases(purchases: [], environment: .production, bundleID: receipt.bundleID)),
-                calledStore: false)
+                verdict: .verified(
+                    VerifiedPurchases(purchases: [], environment: .production, bundleID: receipt.bundleID)
+                ),
+                calledStore: false
+            )
         }
         guard id.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
-            return VerificationAttempt(verdict: .reject(reason: "receipt's transaction id is not an App Store transaction id"),
-                                       calledStore: false)
+            return VerificationAttempt(
+                verdict: .reject(reason: "receipt's transaction id is not an App Store transaction id"),
+                calledStore: false
+            )
         }
-        guard let serverAPI else { return TransactionVerifier.missingCredentials(for: "RECEIPTD_RECEIPT_VERIFIER=server_api") }
+        guard let serverAPI else {
+            return TransactionVerifier.missingCredentials(for: "RECEIPTD_RECEIPT_VERIFIER=server_api")
+        }
         return await serverAPI.history(id, fallbackBundleID: receipt.bundleID)
     }
 }

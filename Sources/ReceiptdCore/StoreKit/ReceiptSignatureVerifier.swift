@@ -37,21 +37,41 @@ package struct ReceiptSignatureVerifier: Sendable {
     /// Returns once `receipt` is signed as Apple signs receipts; `now` bounds the validation time, so a receipt
     /// dated in the future is checked today.
     package func verify(_ receipt: AppReceipt, now: Date = Date()) async throws(Rejection) {
-        guard let signed = receipt.signature else { throw Rejection(description: "receipt is not signed: its PKCS#7 container has no signer") }
-        guard !signed.hasSignedAttributes else {
-            throw Rejection(description: "receipt signature covers signed attributes, which App Store receipts never carry")
+        guard let signed = receipt.signature else {
+            throw Rejection(description: "receipt is not signed: its PKCS#7 container has no signer")
         }
-        guard let algorithm = Self.signatureAlgorithm(digest: signed.digestAlgorithm, signature: signed.signatureAlgorithm) else {
-            throw Rejection(description: "receipt signature algorithm \(signed.signatureAlgorithm) with digest \(signed.digestAlgorithm) "
-                            + "is not one App Store receipts use (RSA with SHA-1 or SHA-256)")
+        guard !signed.hasSignedAttributes else {
+            throw Rejection(
+                description: "receipt signature covers signed attributes, which App Store receipts never carry"
+            )
+        }
+        guard
+            let algorithm = Self.signatureAlgorithm(
+                digest: signed.digestAlgorithm,
+                signature: signed.signatureAlgorithm
+            )
+        else {
+            throw Rejection(
+                description:
+                    "receipt signature algorithm \(signed.signatureAlgorithm) with digest \(signed.digestAlgorithm) "
+                    + "is not one App Store receipts use (RSA with SHA-1 or SHA-256)"
+            )
         }
         guard let signer = signed.signerCertificate else {
             throw Rejection(description: "receipt's signer certificate is not among the certificates it carries")
         }
-        guard signer.publicKey.isValidSignature(signed.signature, for: signed.signedContent, signatureAlgorithm: algorithm) else {
+        guard
+            signer.publicKey.isValidSignature(
+                signed.signature,
+                for: signed.signedContent,
+                signatureAlgorithm: algorithm
+            )
+        else {
             throw Rejection(description: "receipt signature does not verify with its signer certificate's key")
         }
-        guard let created = receipt.creationDate else { throw Rejection(description: "receipt has no readable creation date") }
+        guard let created = receipt.creationDate else {
+            throw Rejection(description: "receipt has no readable creation date")
+        }
         let validationTime = min(created, now)
         var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: validationTime) }
         let chain: ValidatedCertificateChain
@@ -60,12 +80,19 @@ package struct ReceiptSignatureVerifier: Sendable {
             chain = validated
         case .couldNotValidate(let failures):
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no path to a trusted root"
-            throw Rejection(description: "receipt's certificate chain does not verify to a trusted receipt root at its creation date "
-                            + "\(Self.format(created)): \(reason)")
+            throw Rejection(
+                description:
+                    "receipt's certificate chain does not verify to a trusted receipt root at its creation date "
+                    + "\(Self.format(created)): \(reason)"
+            )
         }
-        guard chain.count == 3 else { throw Rejection(description: "receipt's certificate chain has \(chain.count) certificates, not 3") }
+        guard chain.count == 3 else {
+            throw Rejection(description: "receipt's certificate chain has \(chain.count) certificates, not 3")
+        }
         guard chain[1].extensions.contains(where: { $0.oid == Self.intermediateOID }) else {
-            throw Rejection(description: "receipt's intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1")
+            throw Rejection(
+                description: "receipt's intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1"
+            )
         }
         guard chain[0].extensions.contains(where: { $0.oid == Self.leafOID }) else {
             throw Rejection(description: "receipt's signing certificate lacks Apple's OID 1.2.840.113635.100.6.11.1")
@@ -73,7 +100,10 @@ package struct ReceiptSignatureVerifier: Sendable {
     }
 
     /// RSA PKCS#1 v1.5 with the digest the signer names: Apple writes `rsaEncryption` and the digest apart.
-    private static func signatureAlgorithm(digest: ASN1ObjectIdentifier, signature: ASN1ObjectIdentifier) -> Certificate.SignatureAlgorithm? {
+    private static func signatureAlgorithm(
+        digest: ASN1ObjectIdentifier,
+        signature: ASN1ObjectIdentifier
+    ) -> Certificate.SignatureAlgorithm? {
         switch (digest, signature) {
         case (sha1, rsaEncryption), (sha1, sha1WithRSA): .sha1WithRSAEncryption
         case (sha256, rsaEncryption), (sha256, sha256WithRSA): .sha256WithRSAEncryption

@@ -25,7 +25,13 @@ final class ServerAPIClient: Sendable {
     /// Set once a 401 was logged loudly, so a wrong key does not flood the log.
     let reportedUnauthorized: Mutex<Bool>
 
-    init(configuration: Configuration, client: HTTPClient, pacing: ServerAPIPacing, signed: SignedTransactionVerifier, logger: Logger) {
+    init(
+        configuration: Configuration,
+        client: HTTPClient,
+        pacing: ServerAPIPacing,
+        signed: SignedTransactionVerifier,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.client = client
         self.pacing = pacing
@@ -36,10 +42,10 @@ final class ServerAPIClient: Sendable {
 
     /// Error codes Apple documents as temporary: account not found (retryable), app not found (retryable),
     /// original transaction id not found (retryable), general internal error (retryable).
-    static let retryableErrorCodes: Set<Int> = [4040002, 4040004, 4040006, 5000001]
+    static let retryableErrorCodes: Set<Int> = [4_040_002, 4_040_004, 4_040_006, 5_000_001]
     /// The transaction id is not in this environment.
-    static let transactionIDNotFound = 4040010
-    static let rateLimitExceeded = 4290000
+    static let transactionIDNotFound = 4_040_010
+    static let rateLimitExceeded = 4_290_000
     /// History pages read in one attempt at most (Apple sends up to 20 transactions a page); a longer history
     /// is retried, in case a page was repeated, and fails once the job's attempts run out.
     static let historyPageLimit = 100
@@ -51,7 +57,14 @@ final class ServerAPIClient: Sendable {
         }
         guard case .found(let body) = outcome.answer else { return outcome.attempt() }
         guard let info = try? JSONDecoder().decode(TransactionInfoAnswer.self, from: body) else {
-            return outcome.attempt(.retry(TransientFailure(errorClass: .garbled, reason: "\(outcome.label): 200 without signedTransactionInfo")))
+            return outcome.attempt(
+                .retry(
+                    TransientFailure(
+                        errorClass: .garbled,
+                        reason: "\(outcome.label): 200 without signedTransactionInfo"
+                    )
+                )
+            )
         }
         let transaction: SignedTransaction
         do {
@@ -61,7 +74,12 @@ final class ServerAPIClient: Sendable {
         }
         // As for a history: an environment's answer is about that environment's transaction, or not one to trust.
         guard let environment = outcome.environment, transaction.environment == environment.rawValue else {
-            return outcome.attempt(.reject(reason: "\(outcome.environment?.rawValue ?? "unknown") answer holds a \(transaction.environment) transaction"))
+            return outcome.attempt(
+                .reject(
+                    reason:
+                        "\(outcome.environment?.rawValue ?? "unknown") answer holds a \(transaction.environment) transaction"
+                )
+            )
         }
         return outcome.attempt(TransactionVerifier.verdict(for: transaction))
     }
@@ -78,10 +96,18 @@ final class ServerAPIClient: Sendable {
         var bundleID: String?
         var pages = 1
         while true {
-            guard case .found(let body) = outcome.answer, let environment = outcome.environment else { return outcome.attempt() }
+            guard case .found(let body) = outcome.answer, let environment = outcome.environment else {
+                return outcome.attempt()
+            }
             guard let page = try? JSONDecoder().decode(HistoryAnswer.self, from: body) else {
-                return outcome.attempt(.retry(TransientFailure(
-                    errorClass: .garbled, reason: "\(outcome.label): 200 without signedTransactions and hasMore")))
+                return outcome.attempt(
+                    .retry(
+                        TransientFailure(
+                            errorClass: .garbled,
+                            reason: "\(outcome.label): 200 without signedTransactions and hasMore"
+                        )
+                    )
+                )
             }
             for jws in page.signedTransactions {
                 let transaction: SignedTransaction
@@ -92,10 +118,16 @@ final class ServerAPIClient: Sendable {
                 }
                 // One history is one app in one environment; anything else is not an answer to trust.
                 guard transaction.environment == environment.rawValue else {
-                    return outcome.attempt(.reject(reason: "\(environment.rawValue) history holds a \(transaction.environment) transaction"))
+                    return outcome.attempt(
+                        .reject(
+                            reason: "\(environment.rawValue) history holds a \(transaction.environment) transaction"
+                        )
+                    )
                 }
                 guard bundleID == nil || bundleID == transaction.bundleID else {
-                    return outcome.attempt(.reject(reason: "history mixes bundles \(bundleID!) and \(transaction.bundleID)"))
+                    return outcome.attempt(
+                        .reject(reason: "history mixes bundles \(bundleID!) and \(transaction.bundleID)")
+                    )
                 }
                 bundleID = transaction.bundleID
                 // A transaction repeated across pages is still one purchase.
@@ -107,15 +139,32 @@ final class ServerAPIClient: Sendable {
                 }
             }
             guard page.hasMore else {
-                return outcome.attempt(.verified(VerifiedPurchases(
-                    purchases: purchases, environment: environment, bundleID: bundleID ?? page.bundleId ?? fallbackBundleID)))
+                return outcome.attempt(
+                    .verified(
+                        VerifiedPurchases(
+                            purchases: purchases,
+                            environment: environment,
+                            bundleID: bundleID ?? page.bundleId ?? fallbackBundleID
+                        )
+                    )
+                )
             }
             guard let revision = page.revision, !revision.isEmpty else {
-                return outcome.attempt(.retry(TransientFailure(errorClass: .garbled, reason: "\(outcome.label): hasMore without a revision")))
+                return outcome.attempt(
+                    .retry(
+                        TransientFailure(errorClass: .garbled, reason: "\(outcome.label): hasMore without a revision")
+                    )
+                )
             }
             guard pages < Self.historyPageLimit else {
-                return outcome.attempt(.retry(TransientFailure(
-                    errorClass: .garbled, reason: "\(outcome.label): history of \(id) has more than \(Self.historyPageLimit) pages")))
+                return outcome.attempt(
+                    .retry(
+                        TransientFailure(
+                            errorClass: .garbled,
+                            reason: "\(outcome.label): history of \(id) has more than \(Self.historyPageLimit) pages"
+                        )
+                    )
+                )
             }
             pages += 1
             outcome = await request(environment, path: Self.historyPath(id, revision: revision))
@@ -124,7 +173,8 @@ final class ServerAPIClient: Sendable {
 
     /// `/inApps/v2/history/{id}`, oldest first, from `revision` on when given.
     private static func historyPath(_ id: String, revision: String?) -> String {
-        "/inApps/v2/history/" + pathSegment(id) + "?sort=ASCENDING" + (revision.map { "&revision=" + pathSegment($0) } ?? "")
+        "/inApps/v2/history/" + pathSegment(id) + "?sort=ASCENDING"
+            + (revision.map { "&revision=" + pathSegment($0) } ?? "")
     }
 
     /// `text` safe in a path segment or a query value: ids come from receipts nobody signed, revisions are opaque.
@@ -138,7 +188,9 @@ final class ServerAPIClient: Sendable {
         guard production.isNotFound else { return production }
         var sandbox = await ask(.sandbox)
         if sandbox.isNotFound {
-            sandbox.answer = .verdict(.reject(reason: "transaction \(id) not found in production or sandbox (errorCode 4040010)"))
+            sandbox.answer = .verdict(
+                .reject(reason: "transaction \(id) not found in production or sandbox (errorCode 4040010)")
+            )
         }
         return sandbox
     }
@@ -172,10 +224,16 @@ final class ServerAPIClient: Sendable {
             switch (verdict, answer) {
             case (let verdict?, _): decided = verdict
             case (nil, .verdict(let own)): decided = own
-            case (nil, .found): decided = .retry(TransientFailure(errorClass: .garbled, reason: "\(label): answer not read"))
+            case (nil, .found):
+                decided = .retry(TransientFailure(errorClass: .garbled, reason: "\(label): answer not read"))
             }
-            return VerificationAttempt(verdict: decided, environment: environment, storeStatus: storeStatus, httpStatus: httpStatus,
-                                       calledStore: calledStore)
+            return VerificationAttempt(
+                verdict: decided,
+                environment: environment,
+                storeStatus: storeStatus,
+                httpStatus: httpStatus,
+                calledStore: calledStore
+            )
         }
     }
 
@@ -196,21 +254,38 @@ final class ServerAPIClient: Sendable {
         do {
             let (granted, wait) = try await pacing.reserve()
             guard granted else {
-                return Outcome(answer: .verdict(.postpone(seconds: wait.seconds, reason: "waiting for an App Store Server API slot")),
-                               calledStore: false)
+                return Outcome(
+                    answer: .verdict(
+                        .postpone(seconds: wait.seconds, reason: "waiting for an App Store Server API slot")
+                    ),
+                    calledStore: false
+                )
             }
             if wait > .zero { try await Task.sleep(for: wait) }
         } catch is CancellationError {
-            return Outcome(answer: .verdict(.retry(TransientFailure(errorClass: .transport, reason: "cancelled"))), calledStore: false)
+            return Outcome(
+                answer: .verdict(.retry(TransientFailure(errorClass: .transport, reason: "cancelled"))),
+                calledStore: false
+            )
         } catch {
-            return Outcome(answer: .verdict(.retry(TransientFailure(errorClass: .recording, reason: "pacing: \(error)"))), calledStore: false)
+            return Outcome(
+                answer: .verdict(.retry(TransientFailure(errorClass: .recording, reason: "pacing: \(error)"))),
+                calledStore: false
+            )
         }
         let base = environment == .production ? configuration.productionURL : configuration.sandboxURL
         var request = HTTPClientRequest(url: base + path)
         do {
-            request.headers.add(name: "Authorization", value: "Bearer " + (try configuration.credentials.bearerToken(bundleID: configuration.bundleID)))
+            request.headers.add(
+                name: "Authorization",
+                value: "Bearer " + (try configuration.credentials.bearerToken(bundleID: configuration.bundleID))
+            )
         } catch {
-            return Outcome(answer: .verdict(.retry(TransientFailure(errorClass: .credentials, reason: "cannot sign the bearer token"))))
+            return Outcome(
+                answer: .verdict(
+                    .retry(TransientFailure(errorClass: .credentials, reason: "cannot sign the bearer token"))
+                )
+            )
         }
         var outcome = Outcome(answer: .verdict(.reject(reason: "unanswered")), environment: environment)
         let label = outcome.label
@@ -233,17 +308,28 @@ final class ServerAPIClient: Sendable {
             case (429, _), (_, Self.rateLimitExceeded?):
                 let until = response.headers.first(name: "Retry-After").flatMap(Self.retryAfterDate) ?? Date() + 1
                 try? await pacing.block(until: until)
-                outcome.answer = .verdict(.retry(TransientFailure(
-                    errorClass: .http, reason: described, notBefore: max(0, until.timeIntervalSinceNow))))
+                outcome.answer = .verdict(
+                    .retry(
+                        TransientFailure(
+                            errorClass: .http,
+                            reason: described,
+                            notBefore: max(0, until.timeIntervalSinceNow)
+                        )
+                    )
+                )
             case (401, _):
                 let first = reportedUnauthorized.withLock { reported in
                     defer { reported = true }
                     return !reported
                 }
                 if first {
-                    logger.critical("the App Store Server API refused our credentials (HTTP 401): check APPLE_ISSUER_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_FILE and APPLE_BUNDLE_ID; jobs keep retrying")
+                    logger.critical(
+                        "the App Store Server API refused our credentials (HTTP 401): check APPLE_ISSUER_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_FILE and APPLE_BUNDLE_ID; jobs keep retrying"
+                    )
                 }
-                outcome.answer = .verdict(.retry(TransientFailure(errorClass: .credentials, reason: described + ": credentials refused")))
+                outcome.answer = .verdict(
+                    .retry(TransientFailure(errorClass: .credentials, reason: described + ": credentials refused"))
+                )
             case (_, let code?) where Self.retryableErrorCodes.contains(code):
                 outcome.answer = .verdict(.retry(TransientFailure(errorClass: .appleStatus, reason: described)))
             case (500..., _), (_, nil):
@@ -256,7 +342,9 @@ final class ServerAPIClient: Sendable {
             }
             return outcome
         } catch is NIOTooManyBytesError {
-            outcome.answer = .verdict(.retry(TransientFailure(errorClass: .transport, reason: "\(label): answer over 1 MiB")))
+            outcome.answer = .verdict(
+                .retry(TransientFailure(errorClass: .transport, reason: "\(label): answer over 1 MiB"))
+            )
             return outcome
         } catch {
             outcome.answer = .verdict(.retry(TransientFailure(errorClass: .transport, reason: "\(label): \(error)")))
@@ -268,6 +356,8 @@ final class ServerAPIClient: Sendable {
     static func retryAfterDate(_ value: String) -> Date? {
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number >= 0 else { return nil }
         let longest = Date() + ServerAPIPacing.longestBlock
-        return number > 1e11 ? min(Date(timeIntervalSince1970: number / 1000), longest) : Date() + min(number, ServerAPIPacing.longestBlock)
+        return number > 1e11
+            ? min(Date(timeIntervalSince1970: number / 1000), longest)
+            : Date() + min(number, ServerAPIPacing.longestBlock)
     }
 }

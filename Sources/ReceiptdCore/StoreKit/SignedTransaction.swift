@@ -35,7 +35,9 @@ package struct SignedTransaction: Sendable, Equatable {
             throw FormatError(description: "not a JSON object")
         }
         func string(_ key: String) throws(FormatError) -> String {
-            guard let value = fields[key] as? String, !value.isEmpty else { throw FormatError(description: "\(key) is missing") }
+            guard let value = fields[key] as? String, !value.isEmpty else {
+                throw FormatError(description: "\(key) is missing")
+            }
             return value
         }
         func milliseconds(_ key: String) -> Int64? {
@@ -50,17 +52,26 @@ package struct SignedTransaction: Sendable, Equatable {
         signedDate = Date(timeIntervalSince1970: Double(signed) / 1000)
         purchaseDateMilliseconds = milliseconds("purchaseDate")
         // A revocation date we cannot read is still a revocation.
-        revocationDateMilliseconds = FlexibleJSON.isPresent(fields["revocationDate"]) ? milliseconds("revocationDate") ?? 0 : nil
-        quantity = fields["quantity"] == nil
-            ? 1 : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
+        revocationDateMilliseconds =
+            FlexibleJSON.isPresent(fields["revocationDate"]) ? milliseconds("revocationDate") ?? 0 : nil
+        quantity =
+            fields["quantity"] == nil
+            ? 1
+            : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
         appAccountToken = (fields["appAccountToken"] as? String).flatMap(UUID.init(uuidString:))
     }
 
     /// The store-neutral purchase the outcome rules take.
     package var purchase: VerifiedPurchase {
-        VerifiedPurchase(transactionID: transactionID, originalTransactionID: originalTransactionID, productID: productID,
-                         quantity: quantity, purchaseDateMilliseconds: purchaseDateMilliseconds,
-                         isCancelled: revocationDateMilliseconds != nil, appAccountToken: appAccountToken)
+        VerifiedPurchase(
+            transactionID: transactionID,
+            originalTransactionID: originalTransactionID,
+            productID: productID,
+            quantity: quantity,
+            purchaseDateMilliseconds: purchaseDateMilliseconds,
+            isCancelled: revocationDateMilliseconds != nil,
+            appAccountToken: appAccountToken
+        )
     }
 
     /// Purchase dates from 1970 to the end of year 9999, in milliseconds.

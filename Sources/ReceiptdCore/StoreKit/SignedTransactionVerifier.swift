@@ -34,7 +34,9 @@ package final class SignedTransactionVerifier: Sendable {
     /// The transaction in `jws`, once every check passed.
     package func verify(_ jws: String) async throws(Rejection) -> SignedTransaction {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]), let signatureBytes = Base64URL.decode(parts[2]) else {
+        guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]),
+            let signatureBytes = Base64URL.decode(parts[2])
+        else {
             throw Rejection(description: "signed transaction is not a compact JWS")
         }
         // The header first (its checks come first), unless it is one verified a moment ago.
@@ -57,7 +59,7 @@ package final class SignedTransactionVerifier: Sendable {
             key = try await verifiedKey(header: headerText, x5c: x5c, at: transaction.signedDate)
         }
         guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-              key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
+            key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
         else {
             throw Rejection(description: "signed transaction signature does not verify with its leaf certificate's key")
         }
@@ -67,10 +69,13 @@ package final class SignedTransactionVerifier: Sendable {
     /// The header's `x5c`, once it says ES256 and holds three certificates.
     private static func certificates(inHeader text: String) throws(Rejection) -> [String] {
         guard let headerBytes = Base64URL.decode(Substring(text)),
-              let header = try? JSONDecoder().decode(Header.self, from: headerBytes) else {
+            let header = try? JSONDecoder().decode(Header.self, from: headerBytes)
+        else {
             throw Rejection(description: "signed transaction header is not JSON")
         }
-        guard header.alg == "ES256" else { throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256") }
+        guard header.alg == "ES256" else {
+            throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256")
+        }
         guard let x5c = header.x5c, x5c.count == 3 else {
             throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
         }
@@ -80,7 +85,11 @@ package final class SignedTransactionVerifier: Sendable {
     /// The leaf's key, once the chain in `x5c` verifies to a trusted root at `date` with Apple's OIDs; remembered
     /// for 15 minutes under the header's text (Apple signs many transactions under one header), after which a
     /// known header is neither decoded nor verified again: only `date` is checked against its validity.
-    private func verifiedKey(header text: String, x5c: [String], at date: Date) async throws(Rejection) -> P256.Signing.PublicKey {
+    private func verifiedKey(
+        header text: String,
+        x5c: [String],
+        at date: Date
+    ) async throws(Rejection) -> P256.Signing.PublicKey {
         let now = ContinuousClock.now
         let certificates: [Certificate]
         do {
@@ -100,7 +109,9 @@ package final class SignedTransactionVerifier: Sendable {
             let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no path to a trusted root"
             throw Rejection(description: "certificate chain does not verify to a trusted root at signedDate: \(reason)")
         }
-        guard chain.count == 3 else { throw Rejection(description: "certificate chain has \(chain.count) certificates, not 3") }
+        guard chain.count == 3 else {
+            throw Rejection(description: "certificate chain has \(chain.count) certificates, not 3")
+        }
         guard chain[1].extensions.contains(where: { $0.oid == Self.intermediateOID }) else {
             throw Rejection(description: "intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1")
         }

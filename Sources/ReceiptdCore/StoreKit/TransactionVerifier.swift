@@ -33,18 +33,32 @@ struct TransactionVerifier: PurchaseVerifier {
     /// The attempt of a job that needs the App Store Server API when no key is configured: it waits, retried,
     /// with a reason that says what to set. `needing` names what needs it.
     static func missingCredentials(for needing: String) -> VerificationAttempt {
-        VerificationAttempt(verdict: .retry(TransientFailure(
-            errorClass: .credentials,
-            reason: "\(needing) needs the App Store Server API: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE")),
-            calledStore: false)
+        VerificationAttempt(
+            verdict: .retry(
+                TransientFailure(
+                    errorClass: .credentials,
+                    reason:
+                        "\(needing) needs the App Store Server API: set APPLE_ISSUER_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_FILE"
+                )
+            ),
+            calledStore: false
+        )
     }
 
     /// A verified transaction as purchases the outcome rules take; an environment the App Store does not sign
     /// (Xcode, local testing) pays nothing.
     static func verdict(for transaction: SignedTransaction) -> Verdict {
         guard let environment = AppleEnvironment(rawValue: transaction.environment) else {
-            return .reject(reason: "signed transaction environment is \(transaction.environment), not Production or Sandbox")
+            return .reject(
+                reason: "signed transaction environment is \(transaction.environment), not Production or Sandbox"
+            )
         }
-        return .verified(VerifiedPurchases(purchases: [transaction.purchase], environment: environment, bundleID: transaction.bundleID))
+        return .verified(
+            VerifiedPurchases(
+                purchases: [transaction.purchase],
+                environment: environment,
+                bundleID: transaction.bundleID
+            )
+        )
     }
 }

@@ -23,7 +23,10 @@ extension SystemdNotifier {
         var bytes = Array(socket.utf8)
         let isAbstract = bytes.first == UInt8(ascii: "@")
         guard isAbstract || bytes.first == UInt8(ascii: "/") else {
-            throw SystemdNotifyError(socket: socket, problem: "neither an absolute path nor an abstract name starting with @")
+            throw SystemdNotifyError(
+                socket: socket,
+                problem: "neither an absolute path nor an abstract name starting with @"
+            )
         }
         if isAbstract { bytes[0] = 0 }
         var address = Address(length: 0)

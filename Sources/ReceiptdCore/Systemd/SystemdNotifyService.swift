@@ -41,7 +41,10 @@ package struct SystemdNotifyService: Service, CustomStringConvertible {
             try send()
             if notifier.isEnabled { logger.debug("notified systemd", metadata: [LogKey.systemdState: "\(what)"]) }
         } catch {
-            logger.warning("could not notify systemd", metadata: [LogKey.systemdState: "\(what)", LogKey.error: "\(error)"])
+            logger.warning(
+                "could not notify systemd",
+                metadata: [LogKey.systemdState: "\(what)", LogKey.error: "\(error)"]
+            )
         }
     }
 }

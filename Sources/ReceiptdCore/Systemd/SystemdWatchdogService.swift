@@ -25,10 +25,15 @@ package struct SystemdWatchdogService: Service, CustomStringConvertible {
 
     /// The service systemd asked for, or nil: no `NOTIFY_SOCKET`, no valid `WATCHDOG_USEC`, or
     /// `WATCHDOG_PID` names another process (the watchdog is then a parent's or a child's business).
-    package init?(environment: [String: String], notifier: SystemdNotifier, logger: Logger,
-                 processID: Int32 = getpid()) {
+    package init?(
+        environment: [String: String],
+        notifier: SystemdNotifier,
+        logger: Logger,
+        processID: Int32 = getpid()
+    ) {
         guard notifier.isEnabled, let text = environment["WATCHDOG_USEC"], let microseconds = UInt64(text),
-              microseconds > 0 else { return nil }
+            microseconds > 0
+        else { return nil }
         if let pid = environment["WATCHDOG_PID"], !pid.isEmpty, Int32(pid) != processID { return nil }
         self.init(notifier: notifier, period: .microseconds(microseconds) / 2, logger: logger)
     }
@@ -49,7 +54,9 @@ package struct SystemdWatchdogService: Service, CustomStringConvertible {
                 failing = false
             } catch {
                 // Logged once per outage: systemd will restart us if this persists, which is the point.
-                if !failing { logger.warning("could not notify the systemd watchdog", metadata: [LogKey.error: "\(error)"]) }
+                if !failing {
+                    logger.warning("could not notify the systemd watchdog", metadata: [LogKey.error: "\(error)"])
+                }
                 failing = true
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: period) }

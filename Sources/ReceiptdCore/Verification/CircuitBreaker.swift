@@ -18,8 +18,13 @@ package struct CircuitBreaker: Sendable {
         package var maximumCooldown: Duration
 
         /// Creates a configuration; defaults open after 10 of the last 20 calls failed, for 2 s up to 60 s.
-        package init(window: Int = 20, minimumCalls: Int = 10, failureRatio: Double = 0.5,
-                    baseCooldown: Duration = .seconds(2), maximumCooldown: Duration = .seconds(60)) {
+        package init(
+            window: Int = 20,
+            minimumCalls: Int = 10,
+            failureRatio: Double = 0.5,
+            baseCooldown: Duration = .seconds(2),
+            maximumCooldown: Duration = .seconds(60)
+        ) {
             self.window = window
             self.minimumCalls = minimumCalls
             self.failureRatio = failureRatio
@@ -84,7 +89,9 @@ package struct CircuitBreaker: Sendable {
             recent.append(success)
             if recent.count > configuration.window { recent.removeFirst(recent.count - configuration.window) }
             let failures = recent.lazy.filter { !$0 }.count
-            if recent.count >= configuration.minimumCalls, Double(failures) >= configuration.failureRatio * Double(recent.count) {
+            if recent.count >= configuration.minimumCalls,
+                Double(failures) >= configuration.failureRatio * Double(recent.count)
+            {
                 open(now: now, unitRandom: unitRandom)
             }
         }

@@ -39,22 +39,31 @@ package struct DeliveryPlanner: Sendable {
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
     /// deliver but paid no order is the plan's `unclaimed`.
     package func plan(
-        _ entries: [VerifiedPurchase], for user: String, order: OrderSnapshot, otherOpenOrders: [OrderSnapshot],
-        alreadyDelivered: Set<String>, firstOwners: [String: String] = [:]
+        _ entries: [VerifiedPurchase],
+        for user: String,
+        order: OrderSnapshot,
+        otherOpenOrders: [OrderSnapshot],
+        alreadyDelivered: Set<String>,
+        firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
         var foreign: [DeliveryPlan.ForeignPurchase] = []
         for entry in entries where entry.hasGenuineID {
             guard let owner = firstOwners[entry.originalTransactionID], owner != user,
-                  !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID }) else { continue }
+                !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID })
+            else { continue }
             foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
         }
-        var available = entries
+        var available =
+            entries
             .filter { $0.hasGenuineID && !$0.isCancelled && $0.conflictingFields.isEmpty }
             .filter { $0.quantity != nil && $0.purchaseDateMilliseconds != nil }
             .filter { !alreadyDelivered.contains($0.transactionID) }
             .filter { firstOwners[$0.originalTransactionID].map { $0 == user } ?? true }
-            .sorted { ($0.purchaseDateMilliseconds!, $0.transactionID) < ($1.purchaseDateMilliseconds!, $1.transactionID) }
-        let others = otherOpenOrders
+            .sorted {
+                ($0.purchaseDateMilliseconds!, $0.transactionID) < ($1.purchaseDateMilliseconds!, $1.transactionID)
+            }
+        let others =
+            otherOpenOrders
             .filter { $0.orderID != order.orderID }
             .sorted { ($0.createdAtMilliseconds, $0.orderID) < ($1.createdAtMilliseconds, $1.orderID) }
 
@@ -65,11 +74,21 @@ package struct DeliveryPlanner: Sendable {
             deliveries += paid
             let delivered = candidate.deliveredQuantity + paid.reduce(0) { $0 + $1.quantity }
             if candidate.orderID == order.orderID {
-                results.append(.init(orderID: order.orderID, deliveredQuantity: delivered,
-                                     outcome: outcome(delivered: delivered, of: order, receiptIsEmpty: entries.isEmpty)))
+                results.append(
+                    .init(
+                        orderID: order.orderID,
+                        deliveredQuantity: delivered,
+                        outcome: outcome(delivered: delivered, of: order, receiptIsEmpty: entries.isEmpty)
+                    )
+                )
             } else if !paid.isEmpty {
-                results.append(.init(orderID: candidate.orderID, deliveredQuantity: delivered,
-                                     outcome: delivered >= candidate.quantity ? .full : .partial))
+                results.append(
+                    .init(
+                        orderID: candidate.orderID,
+                        deliveredQuantity: delivered,
+                        outcome: delivered >= candidate.quantity ? .full : .partial
+                    )
+                )
             }
         }
         var owned = Set(firstOwners.keys)
@@ -77,14 +96,21 @@ package struct DeliveryPlanner: Sendable {
         let refused = available.filter { entry in
             entry.requiresOrderToken && entry.productID == order.productID && !Self.carriesToken(of: order, entry)
         }
-        return DeliveryPlan(deliveries: deliveries, orderResults: results, foreignPurchases: foreign, newOwners: newOwners,
-                            unclaimed: available, refusedWithoutToken: refused)
+        return DeliveryPlan(
+            deliveries: deliveries,
+            orderResults: results,
+            foreignPurchases: foreign,
+            newOwners: newOwners,
+            unclaimed: available,
+            refusedWithoutToken: refused
+        )
     }
 
     /// Whether `entry` carries what ties it to `order`'s account: the order's app account token when it has one
     /// (or must have one, for a transaction that `requiresOrderToken`), and its Google account id when it has one.
     private static func carriesToken(of order: OrderSnapshot, _ entry: VerifiedPurchase) -> Bool {
-        let token = entry.requiresOrderToken
+        let token =
+            entry.requiresOrderToken
             ? order.appAccountToken != nil && entry.appAccountToken == order.appAccountToken
             : order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken
         return token && (order.accountID == nil || entry.accountID == order.accountID)
@@ -98,13 +124,21 @@ package struct DeliveryPlanner: Sendable {
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                  Self.carriesToken(of: order, entry) else {
+                Self.carriesToken(of: order, entry)
+            else {
                 index += 1
                 continue
             }
             // Every unit the transaction paid for is delivered, even beyond the order's quantity: the player paid for them.
-            paid.append(.init(transactionID: entry.transactionID, originalTransactionID: entry.originalTransactionID,
-                              orderID: order.orderID, quantity: entry.quantity!, purchaseDateMilliseconds: entry.purchaseDateMilliseconds!))
+            paid.append(
+                .init(
+                    transactionID: entry.transactionID,
+                    originalTransactionID: entry.originalTransactionID,
+                    orderID: order.orderID,
+                    quantity: entry.quantity!,
+                    purchaseDateMilliseconds: entry.purchaseDateMilliseconds!
+                )
+            )
             remaining -= entry.quantity!
             available.remove(at: index)
         }

@@ -22,8 +22,16 @@ package struct OrderSnapshot: Sendable, Equatable {
     package var accountID: String?
 
     /// Creates a snapshot.
-    package init(orderID: String, productID: String, quantity: Int, createdAtMilliseconds: Int64, deliveredQuantity: Int = 0,
-                checkoutAtMilliseconds: Int64? = nil, appAccountToken: UUID? = nil, accountID: String? = nil) {
+    package init(
+        orderID: String,
+        productID: String,
+        quantity: Int,
+        createdAtMilliseconds: Int64,
+        deliveredQuantity: Int = 0,
+        checkoutAtMilliseconds: Int64? = nil,
+        appAccountToken: UUID? = nil,
+        accountID: String? = nil
+    ) {
         self.accountID = accountID
         self.checkoutAtMilliseconds = checkoutAtMilliseconds
         self.appAccountToken = appAccountToken

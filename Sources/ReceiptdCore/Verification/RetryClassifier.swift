@@ -17,7 +17,11 @@ package enum RetryClassifier {
         }
     }
 
-    private static func classify(_ response: AppleVerifyResponse, environment: AppleEnvironment, malformedAnswersSoFar: Int) -> Verdict {
+    private static func classify(
+        _ response: AppleVerifyResponse,
+        environment: AppleEnvironment,
+        malformedAnswersSoFar: Int
+    ) -> Verdict {
         let status = response.status
         let label = "status \(status) from \(environment.rawValue)"
         switch status {
@@ -25,21 +29,36 @@ package enum RetryClassifier {
             guard response.receipt != nil else {
                 return .retry(TransientFailure(errorClass: .garbled, reason: "\(label) without a receipt"))
             }
-            return .verified(VerifiedPurchases(purchases: response.allTransactions, environment: environment,
-                                               bundleID: response.receipt?.bundleID))
+            return .verified(
+                VerifiedPurchases(
+                    purchases: response.allTransactions,
+                    environment: environment,
+                    bundleID: response.receipt?.bundleID
+                )
+            )
         case 21002:
             guard malformedAnswersSoFar < malformedRetries else {
                 return .reject(reason: "\(label): receipt data malformed (after \(malformedRetries) retries)")
             }
-            return .retry(TransientFailure(errorClass: .malformed, reason: "\(label): malformed or temporary issue", isMalformedAnswer: true))
+            return .retry(
+                TransientFailure(
+                    errorClass: .malformed,
+                    reason: "\(label): malformed or temporary issue",
+                    isMalformedAnswer: true
+                )
+            )
         case 21005, 21009:
             return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label): Apple temporarily unavailable"))
         case 21100...21199:
             guard response.isRetryable != false else { return .reject(reason: "\(label), not retryable") }
-            return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label): Apple internal data access error"))
+            return .retry(
+                TransientFailure(errorClass: .appleStatus, reason: "\(label): Apple internal data access error")
+            )
         case 21007, 21008:
             // Only reachable after the one redirect an attempt allows: the sandbox has answered spurious 21007s.
-            return .retry(TransientFailure(errorClass: .appleStatus, reason: "\(label) after redirect: environments disagree"))
+            return .retry(
+                TransientFailure(errorClass: .appleStatus, reason: "\(label) after redirect: environments disagree")
+            )
         default:
             return .reject(reason: "\(label)\(meaning(of: status).map { ": \($0)" } ?? "")")
         }

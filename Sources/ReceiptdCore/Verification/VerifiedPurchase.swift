@@ -29,9 +29,17 @@ package struct VerifiedPurchase: Sendable, Equatable {
     package var requiresOrderToken = false
 
     /// Creates a transaction.
-    package init(transactionID: String, originalTransactionID: String? = nil, productID: String, quantity: Int? = 1,
-                purchaseDateMilliseconds: Int64?, isCancelled: Bool = false, appAccountToken: UUID? = nil, accountID: String? = nil,
-                store: Store = .apple) {
+    package init(
+        transactionID: String,
+        originalTransactionID: String? = nil,
+        productID: String,
+        quantity: Int? = 1,
+        purchaseDateMilliseconds: Int64?,
+        isCancelled: Bool = false,
+        appAccountToken: UUID? = nil,
+        accountID: String? = nil,
+        store: Store = .apple
+    ) {
         self.appAccountToken = appAccountToken
         self.accountID = accountID
         self.store = store
@@ -47,7 +55,9 @@ package struct VerifiedPurchase: Sendable, Equatable {
     /// or a token's digest) only need to be there.
     package var hasGenuineID: Bool {
         switch store {
-        case .apple: !transactionID.isEmpty && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        case .apple:
+            !transactionID.isEmpty
+                && transactionID.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
         case .google: !transactionID.isEmpty
         }
     }

@@ -13,8 +13,13 @@ package struct VerifiedPurchases: Sendable, Equatable {
     package var finalization: GoogleFinalization?
 
     /// Creates a value.
-    package init(purchases: [VerifiedPurchase], environment: AppleEnvironment, bundleID: String?, store: Store = .apple,
-                finalization: GoogleFinalization? = nil) {
+    package init(
+        purchases: [VerifiedPurchase],
+        environment: AppleEnvironment,
+        bundleID: String?,
+        store: Store = .apple,
+        finalization: GoogleFinalization? = nil
+    ) {
         self.store = store
         self.finalization = finalization
         self.purchases = purchases
