@@ -6,8 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-# The hardening README.md promises, checked with or without systemd: a directive dropped or
-# misspelt by mistake fails here.
+# The hardening Deploying.md (Sources/ReceiptdCore/ReceiptdCore.docc) promises, checked with or without
+# systemd: a directive dropped or misspelt by mistake fails here.
 required=(
     DynamicUser=yes NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes PrivateTmp=yes PrivateDevices=yes
     ProtectProc=invisible ProcSubset=pid PrivateUsers=yes PrivateMounts=yes CapabilityBoundingSet=
