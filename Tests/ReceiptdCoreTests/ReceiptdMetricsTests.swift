@@ -28,12 +28,10 @@ import Testing
         #expect(lines.contains("receiptd_database_reconnects_total 1"))
     }
 
-    @Test func gaugesCanBeSetAndMoved() {
+    @Test func gaugesCanBeSet() {
         let metrics = self.metrics
         metrics.setInFlight(5)
-        metrics.inFlightIncrement()
-        metrics.inFlightDecrement()
-        metrics.inFlightDecrement()
+        metrics.setInFlight(4)
         metrics.queueDepth(due: 12, oldestDueAgeSeconds: 4.5)
         let lines = exported()
         #expect(lines.contains("receiptd_jobs_in_flight 4.0"))

@@ -139,6 +139,40 @@ import Testing
         }
     }
 
+    @Test func aDatabaseUpgradedFromAnOlderReceiptdLosesTheOldSignatures() async throws {
+        // A database as the receiptd of migration 5 (StoreKit 2) left it, routines included: its enqueue_job
+        // lacks the account_id that Google Play added, and CREATE OR REPLACE would add the new one beside it.
+        let database = try await TestEnvironment.shared.emptyDatabase()
+        let connection = try await database.connect()
+        try await Migrator.migrate(connection, upTo: 5)
+        let oldRoutines = try String(
+            contentsOf: Self.packageRoot.appendingPathComponent("Tests/Fixtures/routines_at_version_5.sql"),
+            encoding: .utf8
+        )
+        try await connection.withSession { session in
+            try session.transaction { session in
+                try session.execute("SET LOCAL client_min_messages = warning")
+                try session.executeScript(oldRoutines)
+            }
+        }
+        #expect(
+            try await RoutineTests.functions(connection).contains(
+                "enqueue_job(text, text, text, text, text, text, integer, uuid)"
+            )
+        )
+        await connection.close()
+        try await Fixture.with(database: database) { f in
+            try await f.enqueue("before", receipt: Receipts.paying("1301"))
+            try await Migrator.migrate(f.connection)
+            // Exactly today's functions: no name has an overload beyond mark_granted's two forms.
+            #expect(try await RoutineTests.functions(f.connection).sorted() == RoutineTests.grants.keys.sorted())
+            try await f.enqueue("after", receipt: Receipts.paying("1302"))
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(try await f.order("before")["outcome"] == "full")
+            #expect(try await f.order("after")["outcome"] == "full")
+        }
+    }
+
     @Test func migrateStatusTellsAppliedFromPendingAndExitsThreeWhilePending() async throws {
         let database = try await TestEnvironment.shared.emptyDatabase()
         let url = database.connectionString
@@ -234,6 +268,19 @@ import Testing
                 encoding: .utf8
             )
             #expect(text == migration.sql)
+        }
+    }
+
+    @Test func everyRoutineFileIsListedInOrder() throws {
+        let folder = Self.packageRoot.appendingPathComponent("sql/routines")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
+        #expect(!files.isEmpty)
+        // The list is the order `migrate` applies them in: the files' name order.
+        #expect(RoutineFile.all.map(\.fileName) == files)
+        for file in RoutineFile.all {
+            let text = try String(contentsOf: folder.appendingPathComponent(file.fileName), encoding: .utf8)
+            #expect(text == file.sql, "\(file.fileName)")
         }
     }
 }

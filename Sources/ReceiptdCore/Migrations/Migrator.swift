@@ -1,14 +1,11 @@
 import Foundation
 
 /// Brings a database's `iap` schema to this binary's version: the numbered migrations it lacks, each in its
-/// own transaction and recorded in `iap.schema_migrations`, then `sql/routines.sql` (functions, views, roles
-/// and grants, which hold no data and are replaced on every run). An advisory lock makes concurrent runs
-/// wait for each other, for a bounded time: any role can take that lock, and a session that keeps it must
-/// not make `migrate` hang.
+/// own transaction and recorded in `iap.schema_migrations`, then every file of `sql/routines/` in name order,
+/// all in one transaction (functions, views, roles and grants, which hold no data and are replaced on every
+/// run; see ``RoutineFile``). An advisory lock makes concurrent runs wait for each other, for a bounded time:
+/// any role can take that lock, and a session that keeps it must not make `migrate` hang.
 package enum Migrator {
-    /// `sql/routines.sql` as it was when this binary was built.
-    package static var routinesSQL: String { String(decoding: PackageResources.routines_sql, as: UTF8.self) }
-
     /// Any constant works as long as every receiptd uses the same one.
     package static let lockKey = Int64(0x5245_4345_4950_5444)
 
@@ -63,7 +60,10 @@ package enum Migrator {
                 }
             }
             if version == Migration.latestVersion {
-                try quietly(session) { try $0.executeScript(routinesSQL) }
+                // All the files in one transaction: a database never has half of them.
+                try quietly(session) { session in
+                    for file in RoutineFile.all { try session.executeScript(file.sql) }
+                }
             }
         }
     }

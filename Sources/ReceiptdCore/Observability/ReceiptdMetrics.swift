@@ -100,12 +100,6 @@ package struct ReceiptdMetrics: Sendable {
     /// Sets the number of Apple requests in flight.
     package func setInFlight(_ count: Int) { inFlight.set(count) }
 
-    /// One more Apple request in flight.
-    package func inFlightIncrement() { inFlight.increment() }
-
-    /// One Apple request fewer in flight.
-    package func inFlightDecrement() { inFlight.decrement() }
-
     /// A sample of the queue: jobs due now, and how long the oldest of them has waited.
     package func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
         due.set(count)

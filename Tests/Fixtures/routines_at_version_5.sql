@@ -22,10 +22,9 @@ END $$;
 -- The order and job rules both enqueue functions share, after each has checked its own input: the order
 -- (created, or checked against the call), cancel-and-replace of its active job, the new job and its wake-up.
 -- An order may be fed by either function; the newest input wins.
-DROP FUNCTION IF EXISTS iap.enqueue_job(text, text, text, text, text, text, int, uuid);
 CREATE OR REPLACE FUNCTION iap.enqueue_job(
     p_function text, p_kind text, p_order_id text, p_user_id text, p_product_id text, p_input text, p_quantity int,
-    p_app_account_token uuid, p_account_id text
+    p_app_account_token uuid
 ) RETURNS bigint
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
@@ -46,8 +45,8 @@ BEGIN
         RAISE EXCEPTION '%: quantity must be at least 1, got %', p_function, p_quantity USING ERRCODE = '22023';
     END IF;
     v_sha := encode(sha256(convert_to(p_input, 'UTF8')), 'hex');
-    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, app_account_token, account_id)
-    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, p_app_account_token, p_account_id)
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, app_account_token)
+    VALUES (p_order_id, p_user_id, p_product_id, p_quantity, p_app_account_token)
     ON CONFLICT (order_id) DO NOTHING
     RETURNING order_id INTO v_order.order_id;
     IF FOUND THEN
@@ -76,29 +75,13 @@ BEGIN
                 v_order.app_account_token, p_app_account_token USING ERRCODE = '22023';
         END IF;
     END IF;
-    IF p_account_id IS NOT NULL THEN
-        IF v_order.account_id IS NULL THEN
-            UPDATE iap.orders SET account_id = p_account_id WHERE order_id = p_order_id;
-        ELSIF v_order.account_id <> p_account_id THEN
-            RAISE EXCEPTION '%: order % is bound to account_id %, not %', p_function, p_order_id, v_order.account_id,
-                p_account_id USING ERRCODE = '22023';
-        END IF;
-    END IF;
     IF v_order.outcome = 'full' THEN
-        -- The input that filled the order, again: the id of the job that delivered it. The ledger names that job,
-        -- so retention never removes it and the answer stays the same however often the input comes again. An
-        -- input this order's jobs already verified to the end (it paid nothing more) returns that job too.
-        -- Any other input may carry a second payment: it is verified as a new job below, and what it pays
-        -- beyond the order is recorded as an unclaimed payment.
-        v_new_id := coalesce(
-            (SELECT d.job_id FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id
-             WHERE d.order_id = p_order_id AND j.receipt_sha256 = v_sha
-             ORDER BY d.delivered_at DESC, d.job_id DESC LIMIT 1),
-            (SELECT max(j.id) FROM iap.jobs j
-             WHERE j.order_id = p_order_id AND j.receipt_sha256 = v_sha AND j.state = 'succeeded'));
-        IF v_new_id IS NOT NULL THEN
-            RETURN v_new_id;
-        END IF;
+        -- The job whose receipt last delivered to the order: the ledger names it, so retention never removes
+        -- it and the answer stays the same however often the receipt comes again.
+        RETURN coalesce(
+            (SELECT job_id FROM iap.deliveries WHERE order_id = p_order_id AND job_id IS NOT NULL
+             ORDER BY delivered_at DESC, job_id DESC LIMIT 1),
+            (SELECT max(id) FROM iap.jobs WHERE order_id = p_order_id));
     END IF;
 
     SELECT * INTO v_active FROM iap.jobs
@@ -146,7 +129,7 @@ BEGIN
     IF v_decoded_length = 0 THEN
         RAISE EXCEPTION 'enqueue_receipt: receipt_data decodes to nothing' USING ERRCODE = '22023';
     END IF;
-    RETURN iap.enqueue_job('enqueue_receipt', 'receipt', p_order_id, p_user_id, p_product_id, p_receipt_data, p_quantity, NULL, NULL);
+    RETURN iap.enqueue_job('enqueue_receipt', 'receipt', p_order_id, p_user_id, p_product_id, p_receipt_data, p_quantity, NULL);
 END $$;
 
 -- StoreKit 2: what the client sent is a signed transaction (a compact JWS, verified offline) or a transaction
@@ -168,31 +151,7 @@ BEGIN
         RAISE EXCEPTION 'enqueue_transaction: transaction is neither a decimal transaction id nor a compact JWS'
             USING ERRCODE = '22023';
     END IF;
-    RETURN iap.enqueue_job('enqueue_transaction', 'transaction', $1, $2, $3, $4, $5, $6, NULL);
-END $$;
-
--- Google Play: the purchase token the client got from Play Billing. The lookup needs the order's product id.
-CREATE OR REPLACE FUNCTION iap.enqueue_google_purchase(
-    order_id text, user_id text, product_id text, purchase_token text, quantity int DEFAULT 1, account_id text DEFAULT NULL
-) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
-BEGIN
-    IF $4 IS NULL OR $4 = '' THEN
-        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token is empty' USING ERRCODE = '22023';
-    END IF;
-    IF octet_length($4) > 4096 THEN
-        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token is % bytes, over the 4 KiB limit', octet_length($4)
-            USING ERRCODE = '22023';
-    END IF;
-    -- Tokens are URL path segments: letters, digits and a few marks; nothing that needs escaping.
-    IF $4 !~ '^[A-Za-z0-9._:-]+$' THEN
-        RAISE EXCEPTION 'enqueue_google_purchase: purchase_token holds characters a Play token never has'
-            USING ERRCODE = '22023';
-    END IF;
-    IF $6 IS NOT NULL THEN
-        PERFORM iap.check_identifier('enqueue_google_purchase', 'account_id', $6);
-    END IF;
-    RETURN iap.enqueue_job('enqueue_google_purchase', 'google_purchase', $1, $2, $3, $4, $5, NULL, $6);
+    RETURN iap.enqueue_job('enqueue_transaction', 'transaction', $1, $2, $3, $4, $5, $6);
 END $$;
 
 -- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
@@ -240,14 +199,12 @@ RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
     FROM iap.deliveries d
-    -- $1: a bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
-    WHERE d.user_id = $1 AND d.granted_at IS NULL AND d.revoked_at IS NULL
+    WHERE d.user_id = $1 AND d.granted_at IS NULL   -- $1: a bare user_id would name the column
     ORDER BY d.delivered_at, d.transaction_id
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
--- (0 the second time). It marks every delivered row of the order, also one delivered after the game read
--- owed_deliveries, which the game never saw: mark_granted(order_id, transaction_ids) marks only what was granted.
+-- (0 the second time). With nothing delivered left ungranted, the order is finished.
 CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -271,43 +228,8 @@ BEGIN
     RETURN v_marked;
 END $$;
 
--- The game confirms it granted exactly these ledger rows of the order (those owed_deliveries returned):
--- returns how many it newly marked. Ids not delivered to the order mark nothing. The order is finished only
--- when nothing delivered to it is left ungranted (a revoked row is never owed, so it does not count).
--- No default on the array: a one-argument call is the form above.
-CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text, transaction_ids text[]) RETURNS int
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
--- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
--- the column.
-#variable_conflict use_column
-DECLARE
-    p_order_id ALIAS FOR $1;
-    p_transaction_ids ALIAS FOR $2;
-    v_order  iap.orders%ROWTYPE;
-    v_marked int;
-BEGIN
-    IF p_transaction_ids IS NULL THEN
-        RAISE EXCEPTION 'mark_granted: transaction_ids must not be null' USING ERRCODE = '22023';
-    END IF;
-    -- The order row lock orders this after any settle delivering to the order.
-    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'mark_granted: no order %', p_order_id USING ERRCODE = 'P0002';
-    END IF;
-    UPDATE iap.deliveries SET granted_at = now()
-    WHERE order_id = p_order_id AND granted_at IS NULL AND transaction_id = ANY (p_transaction_ids);
-    GET DIAGNOSTICS v_marked = ROW_COUNT;
-    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' AND NOT EXISTS (
-        SELECT 1 FROM iap.deliveries WHERE order_id = p_order_id AND granted_at IS NULL AND revoked_at IS NULL
-    ) THEN
-        UPDATE iap.orders SET status = 'finished' WHERE order_id = p_order_id;
-    END IF;
-    RETURN v_marked;
-END $$;
-
--- The game closes an order nobody paid. An active job is left alone: it may be verifying a receipt the client
--- already sent (Apple answering 503, a retry due), and a payment it finds, like one that arrives later, is
--- delivered (the money was taken) and the order becomes verified.
+-- The game closes an order nobody paid: its active job, if any, is cancelled and the order is closed. A
+-- payment that still arrives is delivered (the money was taken) and the order becomes verified.
 CREATE OR REPLACE FUNCTION iap.close_order(order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -324,12 +246,11 @@ BEGIN
     IF v_order.delivered_quantity > 0 THEN
         RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', p_order_id USING ERRCODE = '55000';
     END IF;
+    PERFORM iap.cancel_order(p_order_id);
     UPDATE iap.orders SET status = 'closed' WHERE order_id = p_order_id;
 END $$;
 
 -- An operator gives an unclaimed payment to the order it was meant for, through the same exactly-once ledger.
--- Locks the order before the payment, as a settle does (orders in order_id order, then the payments it
--- delivers), and tries again after a deadlock it still loses (a settle inserting the same ledger row).
 CREATE OR REPLACE FUNCTION iap.assign_payment(transaction_id text, order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- The parameters carry the contract's names; the body reads them through p_ aliases, and a bare name is
@@ -342,66 +263,49 @@ DECLARE
     v_order     iap.orders%ROWTYPE;
     v_delivered int;
     v_active    iap.jobs%ROWTYPE;
-    v_finder    bigint;
 BEGIN
-    FOR v_try IN 1..5 LOOP
-        BEGIN
-            SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION 'assign_payment: no order %', p_order_id USING ERRCODE = 'P0002';
+    SELECT * INTO v_payment FROM iap.unclaimed_payments WHERE transaction_id = p_transaction_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'assign_payment: no unclaimed payment %', p_transaction_id USING ERRCODE = 'P0002';
+    END IF;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'assign_payment: no order %', p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_payment.assigned_at IS NOT NULL OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = p_transaction_id) THEN
+        RAISE EXCEPTION 'assign_payment: payment % is already delivered', p_transaction_id USING ERRCODE = '55000';
+    END IF;
+    IF v_order.product_id <> v_payment.product_id THEN
+        RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %', p_transaction_id, v_payment.product_id,
+            p_order_id, v_order.product_id USING ERRCODE = '55000';
+    END IF;
+    IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
+        RAISE EXCEPTION 'assign_payment: order % is already full', p_order_id USING ERRCODE = '55000';
+    END IF;
+    INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
+    VALUES (p_transaction_id, p_order_id, v_order.user_id, v_order.product_id, v_payment.quantity, v_payment.purchase_date,
+            v_payment.environment, v_payment.job_id);
+    INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+    VALUES (p_transaction_id, v_order.user_id, p_order_id)
+    ON CONFLICT DO NOTHING;
+    v_delivered := v_order.delivered_quantity + v_payment.quantity;
+    UPDATE iap.orders
+    SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
+        outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
+    WHERE order_id = p_order_id;
+    UPDATE iap.unclaimed_payments SET assigned_order_id = p_order_id, assigned_at = now()
+    WHERE transaction_id = p_transaction_id;
+    IF v_delivered >= v_order.quantity THEN
+        SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+        IF FOUND THEN
+            UPDATE iap.jobs SET state = 'superseded', superseded_by = v_payment.job_id, finished_at = now(), locked_by = NULL
+            WHERE id = v_active.id;
+            IF v_active.state = 'running' THEN
+                PERFORM pg_notify('iap_job_cancel', v_active.id::text);
             END IF;
-            SELECT * INTO v_payment FROM iap.unclaimed_payments WHERE transaction_id = p_transaction_id FOR UPDATE;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION 'assign_payment: no unclaimed payment %', p_transaction_id USING ERRCODE = 'P0002';
-            END IF;
-            IF v_payment.assigned_at IS NOT NULL OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = p_transaction_id) THEN
-                RAISE EXCEPTION 'assign_payment: payment % is already delivered', p_transaction_id USING ERRCODE = '55000';
-            END IF;
-            IF v_order.product_id <> v_payment.product_id THEN
-                RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %', p_transaction_id,
-                    v_payment.product_id, p_order_id, v_order.product_id USING ERRCODE = '55000';
-            END IF;
-            IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
-                RAISE EXCEPTION 'assign_payment: order % is already full', p_order_id USING ERRCODE = '55000';
-            END IF;
-            -- The job that found the payment, unless retention purged it: the key share keeps a purge from
-            -- deleting it before the ledger row below names it.
-            SELECT id INTO v_finder FROM iap.jobs WHERE id = v_payment.job_id FOR KEY SHARE;
-            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id)
-            VALUES (p_transaction_id, p_order_id, v_order.user_id, v_order.product_id, v_payment.quantity, v_payment.purchase_date,
-                    v_payment.environment, v_payment.job_id);
-            -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.
-            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
-            VALUES (coalesce(v_payment.original_transaction_id, p_transaction_id), v_order.user_id, p_order_id)
-            ON CONFLICT DO NOTHING;
-            v_delivered := v_order.delivered_quantity + v_payment.quantity;
-            UPDATE iap.orders
-            SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
-                outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
-            WHERE order_id = p_order_id;
-            UPDATE iap.unclaimed_payments SET assigned_order_id = p_order_id, assigned_at = now()
-            WHERE transaction_id = p_transaction_id;
-            IF v_delivered >= v_order.quantity THEN
-                SELECT * INTO v_active FROM iap.jobs WHERE order_id = p_order_id AND state IN ('pending', 'running') FOR UPDATE;
-                IF FOUND THEN
-                    UPDATE iap.jobs
-                    SET state = 'superseded', superseded_by = v_finder, finished_at = now(), locked_by = NULL,
-                        last_error = 'order paid by payment ' || p_transaction_id || ', assigned by ' || session_user
-                    WHERE id = v_active.id;
-                    IF v_active.state = 'running' THEN
-                        PERFORM pg_notify('iap_job_cancel', v_active.id::text);
-                    END IF;
-                END IF;
-            END IF;
-            PERFORM pg_notify('iap_verified', json_build_object('order_id', p_order_id, 'user_id', v_order.user_id)::text);
-            RETURN;
-        EXCEPTION WHEN deadlock_detected THEN
-            -- This attempt's locks and writes are rolled back; the other transaction goes on.
-            IF v_try = 5 THEN
-                RAISE;
-            END IF;
-        END;
-    END LOOP;
+        END IF;
+    END IF;
+    PERFORM pg_notify('iap_verified', json_build_object('order_id', p_order_id, 'user_id', v_order.user_id)::text);
 END $$;
 
 -- One row per job state, all six always present. due_now and oldest_due_seconds concern pending
@@ -432,10 +336,7 @@ GROUP BY 1
 ORDER BY retries DESC, error_class;
 
 -- Jobs that need a look. 60 s matches the default RECEIPTD_LEASE (a view takes no parameters):
--- a running job silent that long whose daemon is silent too (or gone) is 'lease_expired' and a daemon
--- should reclaim it soon. A living daemon's job with an old heartbeat is one another transaction (a game
--- server's left open) holds locked, which 'overrun' shows if it lasts, or one that daemon gave up and
--- takes back itself at its next lease pass.
+-- a running job silent that long is 'lease_expired' and a daemon should reclaim it soon.
 -- A running job whose daemon still heartbeats but whose attempt has run a minute past the longest
 -- an attempt may take under that daemon's settings (iap.daemons.attempt_limit_seconds) is 'overrun':
 -- the daemon is alive but no longer finishing it.
@@ -452,40 +353,13 @@ CROSS JOIN LATERAL (
     SELECT CASE
         WHEN j.state = 'pending' AND j.run_at < now() - interval '5 minutes' THEN 'overdue'
         WHEN j.state = 'running' AND coalesce(j.heartbeat_at, j.started_at, j.created_at) < now() - interval '60 seconds'
-             AND (d.heartbeat_at IS NULL OR d.heartbeat_at < now() - interval '60 seconds')
             THEN 'lease_expired'
         WHEN j.state = 'running'
              AND j.started_at < now() - make_interval(secs => coalesce(d.attempt_limit_seconds, 90) + 60) THEN 'overrun'
     END AS reason
 ) k
 WHERE k.reason IS NOT NULL
-UNION ALL
--- A delivered Google purchase whose acknowledgement (or consumption) is still owed: Google refunds it after
--- three days.
-SELECT d.job_id, f.order_id, coalesce(j.state, 'succeeded'), 'acknowledgement_owed',
-       round(extract(epoch FROM now() - f.created_at))::bigint, f.attempts, f.locked_by, NULL, f.run_at, f.last_error
-FROM iap.google_finalizations f
-JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = f.transaction_id
-LEFT JOIN iap.jobs j ON j.id = d.job_id
-WHERE f.done_at IS NULL AND f.overdue_at < now()
-UNION ALL
--- The voided-purchases poll has not succeeded for a day while pollers keep trying (failing, or finding the
--- advisory lock held): refunds go unrecorded. Google lists 30 days back, so there is time to fix it.
-SELECT NULL, NULL, NULL, 'voided_poll_failing', round(extract(epoch FROM now() - coalesce(c.succeeded_at, c.created_at)))::bigint,
-       0, NULL, NULL, c.polled_at,
-       CASE WHEN c.lock_missed_at > coalesce(c.failed_at, '-infinity') THEN 'the advisory lock of the voided poll is held by another session'
-            ELSE c.last_error END
-FROM iap.google_voided_cursor c
-WHERE coalesce(c.succeeded_at, c.created_at) < now() - interval '1 day'
-  AND greatest(c.failed_at, c.lock_missed_at) > coalesce(c.succeeded_at, '-infinity')
-UNION ALL
--- An API that asked (Retry-After) not to be called for over a minute more: every job needing it waits.
--- stuck_seconds is how long the block still lasts; receiptd caps it at an hour.
-SELECT NULL, NULL, NULL, 'api_blocked', round(extract(epoch FROM p.blocked_until - now()))::bigint, 0, NULL, NULL, p.blocked_until,
-       p.api || ' asked not to be called before ' || to_char(p.blocked_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
-FROM iap.api_pacing p
-WHERE p.blocked_until > now() + interval '1 minute'
-ORDER BY stuck_seconds DESC, job_id;
+ORDER BY stuck_seconds DESC, j.id;
 
 -- Receipts that carried purchases first delivered to another user: shared or stolen receipts. Each row
 -- is one such purchase in one job; it paid nothing.
@@ -523,7 +397,7 @@ ORDER BY coalesce(j.finished_at, o.outcome_at) DESC, j.id DESC;
 -- those to exit codes 3 and 4. SECURITY DEFINER so that receiptd_operator needs no table rights;
 -- the fixed search_path keeps callers from substituting objects.
 
--- A fresh pending job, due now, with the latest job's input and kind, for an order that is not full
+-- A fresh pending job, due now, with the latest job's receipt, for an order that is not full
 -- and has no active job. Locks the order row first, as enqueue_receipt does.
 CREATE OR REPLACE FUNCTION iap.retry_order(p_order_id text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
@@ -548,10 +422,8 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'retry_order: order % has no job, so no receipt to retry', p_order_id USING ERRCODE = 'P0002';
     END IF;
-    -- The same input as the latest job, of the same kind (a transaction or a purchase token is no receipt),
-    -- sent by the same user.
-    INSERT INTO iap.jobs (order_id, kind, receipt_data, receipt_sha256, submitted_by)
-    VALUES (p_order_id, v_latest.kind, v_latest.receipt_data, v_latest.receipt_sha256, v_latest.submitted_by)
+    INSERT INTO iap.jobs (order_id, receipt_data, receipt_sha256)
+    VALUES (p_order_id, v_latest.receipt_data, v_latest.receipt_sha256)
     RETURNING id INTO v_new_id;
     PERFORM pg_notify('iap_jobs', v_new_id::text);
     RETURN v_new_id;
@@ -650,15 +522,13 @@ END $$;
 -- The functions that run as their owner are for the roles below only.
 REVOKE ALL ON FUNCTION iap.enqueue_receipt(text, text, text, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.enqueue_transaction(text, text, text, text, int, uuid) FROM PUBLIC;
-REVOKE ALL ON FUNCTION iap.enqueue_job(text, text, text, text, text, text, int, uuid, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION iap.enqueue_google_purchase(text, text, text, text, int, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION iap.enqueue_job(text, text, text, text, text, text, int, uuid) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.retry_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.cancel_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.purge_finished(interval, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.create_order(text, text, text, int) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.owed_deliveries(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.mark_granted(text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION iap.mark_granted(text, text[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.close_order(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION iap.assign_payment(text, text) FROM PUBLIC;
 
@@ -679,9 +549,6 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE ON iap.unclaimed_payments TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
-        GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
-        -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
-        GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
@@ -692,10 +559,8 @@ BEGIN
         REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
         GRANT USAGE ON SCHEMA iap TO receiptd_app;
         GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
-            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
-            iap.create_order(text, text, text, int),
-            iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text)
-            TO receiptd_app;
+            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.create_order(text, text, text, int),
+            iap.owed_deliveries(text), iap.mark_granted(text), iap.close_order(text) TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_operator;
@@ -706,8 +571,7 @@ BEGIN
         GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
-            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
-            iap.google_voided_cursor TO receiptd_operator;
+            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
             TO receiptd_operator;
     END IF;

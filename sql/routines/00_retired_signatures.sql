@@ -1,0 +1,22 @@
+-- receiptd's routines: the functions, views, roles and grants, in the files of this folder. They hold no
+-- data, so `receiptd migrate` applies every file, in name order and in one transaction, after the numbered
+-- migrations in ../migrations/, on every run. Each file may change freely; the migrations may not.
+--
+-- How these files are written:
+-- - A function is created with CREATE OR REPLACE, and states SECURITY DEFINER and its search_path in its own
+--   definition (CREATE OR REPLACE resets every attribute the definition leaves out).
+-- - A function body reads its parameters qualified by the function's name (`create_order.order_id`), never
+--   as `$1`: the contract's names (order_id, user_id, …) are also column names, and a bare name is the column.
+-- - CREATE OR REPLACE with other argument types adds an overload beside the old function, and calls that fit
+--   both then fail as "not unique"; with another result type it fails. A function whose arguments or result
+--   change gets its old signature dropped HERE, in this file, which runs first, so that a database migrated
+--   by an older receiptd loses it. A drop stays as long as such databases may exist.
+-- - CREATE OR REPLACE VIEW can only append columns: a change to an existing column needs a DROP VIEW first.
+-- - Nothing here grants EXECUTE: 07_roles_and_grants.sql revokes every function from PUBLIC and grants each
+--   to its roles.
+
+-- Old signatures, dropped before the files after this one create the current ones.
+
+-- enqueue_job before Google Play (migration 6) added p_account_id: without this drop, enqueue_receipt's and
+-- enqueue_transaction's calls would match both.
+DROP FUNCTION IF EXISTS iap.enqueue_job(text, text, text, text, text, text, int, uuid);

@@ -1,0 +1,128 @@
+-- The game server's calls after its enqueues: its checkout, the deliveries it owes the player, its
+-- confirmation that it granted them, and closing an order nobody paid. They run as their owner.
+
+-- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
+-- purchases that may pay it. The same call again returns the same time; NULL for an order first seen with
+-- its receipt (it has no checkout, and no such bound).
+CREATE OR REPLACE FUNCTION iap.create_order(
+    order_id text, user_id text, product_id text, quantity int DEFAULT 1
+) RETURNS timestamptz
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order iap.orders%ROWTYPE;
+BEGIN
+    PERFORM iap.check_identifier('create_order', 'order_id', create_order.order_id);
+    PERFORM iap.check_identifier('create_order', 'user_id', create_order.user_id);
+    PERFORM iap.check_identifier('create_order', 'product_id', create_order.product_id);
+    IF create_order.quantity IS NULL OR create_order.quantity < 1 THEN
+        RAISE EXCEPTION 'create_order: quantity must be at least 1, got %', create_order.quantity
+            USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, checkout_at)
+    VALUES (create_order.order_id, create_order.user_id, create_order.product_id, create_order.quantity, now())
+    ON CONFLICT (order_id) DO NOTHING
+    RETURNING * INTO v_order;
+    IF FOUND THEN
+        RETURN v_order.checkout_at;
+    END IF;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = create_order.order_id;
+    IF v_order.user_id <> create_order.user_id OR v_order.product_id <> create_order.product_id
+       OR v_order.quantity <> create_order.quantity THEN
+        RAISE EXCEPTION 'create_order: order % exists for user %, product %, quantity %', create_order.order_id,
+            v_order.user_id, v_order.product_id, v_order.quantity USING ERRCODE = '22023';
+    END IF;
+    RETURN v_order.checkout_at;
+END $$;
+
+-- What the game server asks for at the player's login: delivered goods it has not confirmed granting, oldest first.
+CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
+RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
+               delivered_at timestamptz)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
+    FROM iap.deliveries d
+    -- A bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
+    WHERE d.user_id = owed_deliveries.user_id AND d.granted_at IS NULL AND d.revoked_at IS NULL
+    ORDER BY d.delivered_at, d.transaction_id
+$$;
+
+-- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
+-- (0 the second time). It marks every delivered row of the order, also one delivered after the game read
+-- owed_deliveries, which the game never saw: mark_granted(order_id, transaction_ids) marks only what was granted.
+CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_marked int;
+BEGIN
+    -- The order row lock orders this after any settle delivering to the order.
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = mark_granted.order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'mark_granted: no order %', mark_granted.order_id USING ERRCODE = 'P0002';
+    END IF;
+    UPDATE iap.deliveries SET granted_at = now()
+    WHERE order_id = mark_granted.order_id AND granted_at IS NULL;
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' THEN
+        UPDATE iap.orders SET status = 'finished' WHERE order_id = mark_granted.order_id;
+    END IF;
+    RETURN v_marked;
+END $$;
+
+-- The game confirms it granted exactly these ledger rows of the order (those owed_deliveries returned):
+-- returns how many it newly marked. Ids not delivered to the order mark nothing. The order is finished only
+-- when nothing delivered to it is left ungranted (a revoked row is never owed, so it does not count).
+-- No default on the array: a one-argument call is the form above.
+CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text, transaction_ids text[]) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_marked int;
+BEGIN
+    IF mark_granted.transaction_ids IS NULL THEN
+        RAISE EXCEPTION 'mark_granted: transaction_ids must not be null' USING ERRCODE = '22023';
+    END IF;
+    -- The order row lock orders this after any settle delivering to the order.
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = mark_granted.order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'mark_granted: no order %', mark_granted.order_id USING ERRCODE = 'P0002';
+    END IF;
+    UPDATE iap.deliveries SET granted_at = now()
+    WHERE order_id = mark_granted.order_id AND granted_at IS NULL
+      AND transaction_id = ANY (mark_granted.transaction_ids);
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' AND NOT EXISTS (
+        SELECT 1 FROM iap.deliveries
+        WHERE order_id = mark_granted.order_id AND granted_at IS NULL AND revoked_at IS NULL
+    ) THEN
+        UPDATE iap.orders SET status = 'finished' WHERE order_id = mark_granted.order_id;
+    END IF;
+    RETURN v_marked;
+END $$;
+
+-- The game closes an order nobody paid. An active job is left alone: it may be verifying a receipt the client
+-- already sent (Apple answering 503, a retry due), and a payment it finds, like one that arrives later, is
+-- delivered (the money was taken) and the order becomes verified.
+CREATE OR REPLACE FUNCTION iap.close_order(order_id text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order iap.orders%ROWTYPE;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = close_order.order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'close_order: no order %', close_order.order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_order.delivered_quantity > 0 THEN
+        RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', close_order.order_id
+            USING ERRCODE = '55000';
+    END IF;
+    UPDATE iap.orders SET status = 'closed' WHERE order_id = close_order.order_id;
+END $$;

@@ -1,0 +1,154 @@
+-- Operator functions. They raise SQLSTATE P0002 (no_data_found) for an unknown order and 55000
+-- (object_not_in_prerequisite_state) when the order is in no state to do it; `receiptd` maps
+-- those to exit codes 3 and 4. SECURITY DEFINER so that receiptd_operator needs no table rights;
+-- the fixed search_path keeps callers from substituting objects.
+
+-- A fresh pending job, due now, with the latest job's input and kind, for an order that is not full
+-- and has no active job. Locks the order row first, as enqueue_receipt does.
+CREATE OR REPLACE FUNCTION iap.retry_order(p_order_id text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_order  iap.orders%ROWTYPE;
+    v_latest iap.jobs%ROWTYPE;
+    v_new_id bigint;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = retry_order.p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'retry_order: no order %', retry_order.p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    IF v_order.outcome = 'full' THEN
+        RAISE EXCEPTION 'retry_order: order % is already full', retry_order.p_order_id USING ERRCODE = '55000';
+    END IF;
+    SELECT * INTO v_latest FROM iap.jobs
+    WHERE order_id = retry_order.p_order_id AND state IN ('pending', 'running');
+    IF FOUND THEN
+        RAISE EXCEPTION 'retry_order: order % already has % job %', retry_order.p_order_id, v_latest.state, v_latest.id
+            USING ERRCODE = '55000';
+    END IF;
+    SELECT * INTO v_latest FROM iap.jobs WHERE order_id = retry_order.p_order_id ORDER BY id DESC LIMIT 1;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'retry_order: order % has no job, so no receipt to retry', retry_order.p_order_id
+            USING ERRCODE = 'P0002';
+    END IF;
+    -- The same input as the latest job, of the same kind (a transaction or a purchase token is no receipt),
+    -- sent by the same user.
+    INSERT INTO iap.jobs (order_id, kind, receipt_data, receipt_sha256, submitted_by)
+    VALUES (retry_order.p_order_id, v_latest.kind, v_latest.receipt_data, v_latest.receipt_sha256,
+            v_latest.submitted_by)
+    RETURNING id INTO v_new_id;
+    PERFORM pg_notify('iap_jobs', v_new_id::text);
+    RETURN v_new_id;
+END $$;
+
+-- Cancels the order's active job and returns how many jobs it cancelled (0 or 1). A running job's
+-- daemon aborts on the notification, and records nothing because the job is no longer running
+-- under it. The order's outcome is left as it was.
+CREATE OR REPLACE FUNCTION iap.cancel_order(p_order_id text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_active iap.jobs%ROWTYPE;
+BEGIN
+    PERFORM 1 FROM iap.orders WHERE order_id = cancel_order.p_order_id FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'cancel_order: no order %', cancel_order.p_order_id USING ERRCODE = 'P0002';
+    END IF;
+    SELECT * INTO v_active FROM iap.jobs
+    WHERE order_id = cancel_order.p_order_id AND state IN ('pending', 'running') FOR UPDATE;
+    IF NOT FOUND THEN
+        RETURN 0;
+    END IF;
+    UPDATE iap.jobs
+    SET state = 'cancelled', finished_at = now(), locked_by = NULL, heartbeat_at = NULL,
+        last_error = 'cancelled by ' || session_user
+    WHERE id = v_active.id;
+    IF v_active.state = 'running' THEN
+        PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+    END IF;
+    RETURN 1;
+END $$;
+
+-- An operator gives an unclaimed payment to the order it was meant for, through the same exactly-once ledger.
+-- Locks the order before the payment, as a settle does (orders in order_id order, then the payments it
+-- delivers), and tries again after a deadlock it still loses (a settle inserting the same ledger row).
+CREATE OR REPLACE FUNCTION iap.assign_payment(transaction_id text, order_id text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_payment   iap.unclaimed_payments%ROWTYPE;
+    v_order     iap.orders%ROWTYPE;
+    v_delivered int;
+    v_active    iap.jobs%ROWTYPE;
+    v_finder    bigint;
+BEGIN
+    FOR v_try IN 1..5 LOOP
+        BEGIN
+            SELECT * INTO v_order FROM iap.orders WHERE order_id = assign_payment.order_id FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'assign_payment: no order %', assign_payment.order_id USING ERRCODE = 'P0002';
+            END IF;
+            SELECT * INTO v_payment FROM iap.unclaimed_payments
+            WHERE transaction_id = assign_payment.transaction_id FOR UPDATE;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'assign_payment: no unclaimed payment %', assign_payment.transaction_id
+                    USING ERRCODE = 'P0002';
+            END IF;
+            IF v_payment.assigned_at IS NOT NULL
+               OR EXISTS (SELECT 1 FROM iap.deliveries WHERE transaction_id = assign_payment.transaction_id) THEN
+                RAISE EXCEPTION 'assign_payment: payment % is already delivered', assign_payment.transaction_id
+                    USING ERRCODE = '55000';
+            END IF;
+            IF v_order.product_id <> v_payment.product_id THEN
+                RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %',
+                    assign_payment.transaction_id, v_payment.product_id, assign_payment.order_id, v_order.product_id
+                    USING ERRCODE = '55000';
+            END IF;
+            IF v_order.outcome = 'full' OR v_order.delivered_quantity >= v_order.quantity THEN
+                RAISE EXCEPTION 'assign_payment: order % is already full', assign_payment.order_id
+                    USING ERRCODE = '55000';
+            END IF;
+            -- The job that found the payment, unless retention purged it: the key share keeps a purge from
+            -- deleting it before the ledger row below names it.
+            SELECT id INTO v_finder FROM iap.jobs WHERE id = v_payment.job_id FOR KEY SHARE;
+            INSERT INTO iap.deliveries (
+                transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id
+            )
+            VALUES (assign_payment.transaction_id, assign_payment.order_id, v_order.user_id, v_order.product_id,
+                    v_payment.quantity, v_payment.purchase_date, v_payment.environment, v_payment.job_id);
+            -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.
+            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+            VALUES (coalesce(v_payment.original_transaction_id, assign_payment.transaction_id), v_order.user_id,
+                    assign_payment.order_id)
+            ON CONFLICT DO NOTHING;
+            v_delivered := v_order.delivered_quantity + v_payment.quantity;
+            UPDATE iap.orders
+            SET delivered_quantity = v_delivered, status = 'verified', outcome_at = now(),
+                outcome = CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END::iap.outcome
+            WHERE order_id = assign_payment.order_id;
+            UPDATE iap.unclaimed_payments SET assigned_order_id = assign_payment.order_id, assigned_at = now()
+            WHERE transaction_id = assign_payment.transaction_id;
+            IF v_delivered >= v_order.quantity THEN
+                SELECT * INTO v_active FROM iap.jobs
+                WHERE order_id = assign_payment.order_id AND state IN ('pending', 'running') FOR UPDATE;
+                IF FOUND THEN
+                    UPDATE iap.jobs
+                    SET state = 'superseded', superseded_by = v_finder, finished_at = now(), locked_by = NULL,
+                        last_error = 'order paid by payment ' || assign_payment.transaction_id || ', assigned by '
+                            || session_user
+                    WHERE id = v_active.id;
+                    IF v_active.state = 'running' THEN
+                        PERFORM pg_notify('iap_job_cancel', v_active.id::text);
+                    END IF;
+                END IF;
+            END IF;
+            PERFORM pg_notify('iap_verified',
+                json_build_object('order_id', assign_payment.order_id, 'user_id', v_order.user_id)::text);
+            RETURN;
+        EXCEPTION WHEN deadlock_detected THEN
+            -- This attempt's locks and writes are rolled back; the other transaction goes on.
+            IF v_try = 5 THEN
+                RAISE;
+            END IF;
+        END;
+    END LOOP;
+END $$;

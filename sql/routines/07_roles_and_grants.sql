@@ -1,0 +1,77 @@
+-- The three roles and everything each may do. Runs last: the roles must exist before their grants, and the
+-- grants name the functions and views the files before this one made.
+
+-- Roles are cluster-wide, and migrations of other databases in the same cluster may create them
+-- at the same moment (the advisory lock is per database): a concurrent creation is fine. A
+-- migrating user without CREATEROLE gets a warning, and the grants below skip missing roles.
+DO $$
+DECLARE
+    v_role text;
+BEGIN
+    FOREACH v_role IN ARRAY ARRAY['receiptd_worker', 'receiptd_app', 'receiptd_operator'] LOOP
+        CONTINUE WHEN EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = v_role);
+        BEGIN
+            EXECUTE format('CREATE ROLE %I NOLOGIN', v_role);
+        EXCEPTION
+            WHEN duplicate_object OR unique_violation THEN NULL;
+            WHEN insufficient_privilege THEN
+                RAISE WARNING 'receiptd: cannot create role % (needs CREATEROLE); its grants are skipped', v_role;
+        END;
+    END LOOP;
+END $$;
+
+-- No function is for PUBLIC: PostgreSQL lets every role execute a new function, and the ones that run as
+-- their owner would hand any role the tables. Each role gets its own below; enqueue_job and
+-- check_identifier are for the functions that run as their owner only.
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM PUBLIC;
+
+-- Grants are revoked and given again on every migrate, so this block is the whole truth about
+-- what each role may do.
+DO $$
+BEGIN
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_worker') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_worker;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_worker;
+        -- Exactly the daemon's statements: claim, heartbeat, record, deliver, log attempts.
+        GRANT USAGE ON SCHEMA iap TO receiptd_worker;
+        GRANT SELECT, UPDATE ON iap.jobs, iap.orders TO receiptd_worker;
+        GRANT SELECT, INSERT ON iap.deliveries, iap.attempts, iap.transaction_owners, iap.foreign_transactions
+            TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE ON iap.unclaimed_payments TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
+        GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
+        -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
+        GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
+        GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
+        GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_app;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_app;
+        GRANT USAGE ON SCHEMA iap TO receiptd_app;
+        GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
+            iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
+            iap.create_order(text, text, text, int),
+            iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text)
+            TO receiptd_app;
+    END IF;
+    IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
+        REVOKE ALL ON SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL TABLES IN SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL SEQUENCES IN SCHEMA iap FROM receiptd_operator;
+        REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM receiptd_operator;
+        GRANT USAGE ON SCHEMA iap TO receiptd_operator;
+        GRANT SELECT ON iap.queue_summary, iap.recent_retries, iap.stuck_jobs, iap.recent_failures, iap.suspicious_receipts
+            TO receiptd_operator;
+        GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
+            iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
+            iap.google_voided_cursor TO receiptd_operator;
+        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
+            TO receiptd_operator;
+    END IF;
+END $$;
