@@ -2,8 +2,8 @@ import Synchronization
 
 /// The jobs this daemon is running, each with its abort signal.
 ///
-/// Shared by the dispatcher (which adds and removes) and the listener (which aborts), so that a
-/// cancel notification reaches the request at once, not after whatever the dispatcher is awaiting.
+/// Shared by the dispatcher (which adds and removes jobs as its state machine decides) and the listener (which
+/// aborts), so that a cancel notification reaches the request at once, not after whatever the dispatcher is awaiting.
 final class InFlightJobs: Sendable {
     private let signals = Mutex<[Int64: AbortSignal]>([:])
 
@@ -36,7 +36,4 @@ final class InFlightJobs: Sendable {
 
     /// The ids of the jobs in flight, whose heartbeats the daemon refreshes.
     var ids: [Int64] { signals.withLock { Array($0.keys) } }
-
-    /// Jobs in flight.
-    var count: Int { signals.withLock { $0.count } }
 }
