@@ -122,8 +122,8 @@ import Testing
             }
             let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
             let planner = DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
-            let older = JobStore(pool: pool, owner: "older:1:a", planner: planner)
-            let newer = JobStore(pool: pool, owner: "newer:2:b", planner: planner)
+            let older = PostgresJobQueue(pool: pool, owner: "older:1:a", planner: planner)
+            let newer = PostgresJobQueue(pool: pool, owner: "newer:2:b", planner: planner)
 
             let first = try await older.claim(limit: 2, filter: ClaimFilter(kinds: [.receipt]))
             #expect(first.map(\.order.orderID) == ["r1", "r2"], "the receipts, past the earlier jobs of other kinds")
