@@ -26,8 +26,8 @@ import Testing
         var configuration = ReceiptDaemon.Configuration()
         configuration.expectedBundleID = Self.bundleID
         configuration.maxAttempts = 3
-        configuration.backoff = Backoff(base: 10, maximum: 100)
-        configuration.lease = 1
+        configuration.backoff = Backoff(base: .seconds(10), maximum: .seconds(100))
+        configuration.lease = .seconds(1)
         return configuration
     }
 

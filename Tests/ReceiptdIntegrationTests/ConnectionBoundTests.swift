@@ -1,7 +1,6 @@
 import FakeAppStore
 import Foundation
 import ReceiptdCore
-import Synchronization
 import Testing
 
 /// `RECEIPTD_DB_CONNECTIONS` bounds every connection a daemon opens besides its `LISTEN` connection: the claims,
@@ -21,40 +20,40 @@ import Testing
             for (index, token) in tokens.enumerated() {
                 try await f.enqueue("bound-\(index)", user: "u\(index)", googleToken: token)
             }
-            let sampler = f.database
-            let most = Mutex(0)
-            let samples = Mutex(0)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    let connection = try await sampler.connect()
-                    while !Task.isCancelled {
-                        let count =
-                            try await connection.execute(
-                                "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1",
-                                [application]
-                            ).first?.int("n") ?? 0
-                        most.withLock { $0 = max($0, count) }
-                        samples.withLock { $0 += 1 }
-                        try? await Task.sleep(for: .milliseconds(5))
-                    }
-                    await connection.close()
+            let database = f.database
+            // Counts the daemon's backends every few milliseconds until cancelled: the peak, and how many samples.
+            let sampler = Task {
+                let connection = try await database.connect()
+                var (peak, samples) = (0, 0)
+                while !Task.isCancelled {
+                    let count =
+                        try await connection.execute(
+                            "SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1",
+                            [application]
+                        ).first?.int("n") ?? 0
+                    peak = max(peak, count)
+                    samples += 1
+                    try? await Task.sleep(for: .milliseconds(5))
                 }
-                try await f.withDaemons(settings: settings) { _ in
-                    try await f.waitUntilSettled()
-                    google.void(token: tokens[0].encoded(), orderID: "GPA.900", reason: 1)
-                    try await f.waitUntil {
-                        try await f.value("SELECT count(*) FROM iap.google_finalizations WHERE done_at IS NOT NULL")
-                            == "\(tokens.count)"
-                    }
-                    try await f.waitUntil {
-                        try await f.value("SELECT count(*) FROM iap.deliveries WHERE revoked_at IS NOT NULL") == "1"
-                    }
-                }
-                group.cancelAll()
+                await connection.close()
+                return (peak, samples)
             }
+            defer { sampler.cancel() }
+            try await f.withDaemons(settings: settings) { _ in
+                try await f.waitUntilSettled()
+                google.void(token: tokens[0].encoded(), orderID: "GPA.900", reason: 1)
+                try await f.waitUntil {
+                    try await f.value("SELECT count(*) FROM iap.google_finalizations WHERE done_at IS NOT NULL")
+                        == "\(tokens.count)"
+                }
+                try await f.waitUntil {
+                    try await f.value("SELECT count(*) FROM iap.deliveries WHERE revoked_at IS NOT NULL") == "1"
+                }
+            }
+            sampler.cancel()
+            let (peak, samples) = try await sampler.value
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome = 'full'") == "\(tokens.count)")
-            #expect(samples.withLock { $0 } > 10)
-            let peak = most.withLock { $0 }
+            #expect(samples > 10)
             // Seen at all (the pool and the listener), and never more than the pool's three and the listener.
             #expect(peak >= 2, "\(peak)")
             #expect(peak <= 3 + 1, "\(peak)")

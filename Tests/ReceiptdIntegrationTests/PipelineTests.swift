@@ -86,7 +86,7 @@ import Testing
             let queue = PostgresJobQueue(
                 pool: DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1),
                 owner: "test:1:plan",
-                planner: DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
+                planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "x")
             )
             #expect(try await queue.claim(limit: 5).map(\.order.orderID) == ["q1", "q2", "q3", "q4", "q5"])
         }

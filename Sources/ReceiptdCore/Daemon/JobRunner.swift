@@ -48,6 +48,7 @@ struct JobRunner: Sendable {
         if case .postpone(let seconds, let reason) = answer.verdict {
             logger.debug("job postponed", metadata: [LogKey.error: "\(reason)", "seconds": "\(seconds)"])
             do {
+                // The verdict's seconds (a store-side type) become a Duration here.
                 _ = try await queue.postpone(job, for: .seconds(seconds), reason: reason)
             } catch {
                 logger.warning("could not postpone the job; its lease returns it", metadata: [LogKey.error: "\(error)"])
@@ -71,7 +72,7 @@ struct JobRunner: Sendable {
     /// transaction, until half the job's lease has passed. A statement the server refuses for its content is not
     /// sent again: the job is rescheduled without it.
     private func record(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async {
-        let deadline = ContinuousClock.now + .seconds(configuration.lease / 2)
+        let deadline = ContinuousClock.now + configuration.lease / 2
         var pause = Duration.milliseconds(100)
         var locked = false
         while true {
@@ -143,7 +144,7 @@ struct JobRunner: Sendable {
             let recording = try await queue.recordRetry(
                 job,
                 failure: failure,
-                delay: .seconds(configuration.backoff.delay(afterAttempt: job.attempts)),
+                delay: configuration.backoff.delay(afterAttempt: job.attempts),
                 maxAttempts: configuration.maxAttempts,
                 attempt: nil
             )
@@ -166,7 +167,7 @@ struct JobRunner: Sendable {
         do {
             _ = try await queue.postpone(
                 job,
-                for: .seconds(configuration.backoff.delay(afterAttempt: job.attempts)),
+                for: configuration.backoff.delay(afterAttempt: job.attempts),
                 reason: reason
             )
         } catch {
@@ -259,11 +260,15 @@ struct JobRunner: Sendable {
         case .retry(let failure):
             let drawn = configuration.backoff.delay(afterAttempt: job.attempts)
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
-            let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
+            let longest = max(configuration.backoff.maximum, .seconds(3600))
+            let asked = failure.notBefore.flatMap {
+                $0.isNaN ? nil : Duration.seconds(min(max($0, 0), longest.seconds))
+            }
+            let delay = max(drawn, asked ?? .zero)
             let recording = try await queue.recordRetry(
                 job,
                 failure: failure,
-                delay: .seconds(delay),
+                delay: delay,
                 maxAttempts: configuration.maxAttempts,
                 attempt: attempt
             )
@@ -273,7 +278,7 @@ struct JobRunner: Sendable {
                 "attempt failed",
                 metadata: [
                     LogKey.errorClass: "\(failure.errorClass.rawValue)", LogKey.error: "\(failure.reason)",
-                    "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
+                    "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay.seconds)) s",
                 ]
             )
             return (recording, .failed)

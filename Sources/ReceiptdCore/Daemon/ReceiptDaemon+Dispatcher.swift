@@ -60,7 +60,7 @@ extension ReceiptDaemon {
                 if inFlight.count == 0 { return .stop }
                 let grace = daemon.settings.shutdownGrace
                 group.addTask { [events] in
-                    try? await Task.sleep(for: .seconds(grace))
+                    try? await Task.sleep(for: grace)
                     events.yield(.graceExpired)
                 }
             case .graceExpired:
@@ -103,7 +103,7 @@ extension ReceiptDaemon {
         /// listener has not managed that within a few polls: then polling alone keeps orders moving.
         /// A paused API's jobs are skipped; once its cool-down has passed, one of them goes as its probe.
         private mutating func fill(_ group: inout DiscardingTaskGroup) async {
-            guard daemon.isListening || ContinuousClock.now - startedAt > .seconds(5 * daemon.settings.pollInterval)
+            guard daemon.isListening || ContinuousClock.now - startedAt > daemon.settings.pollInterval * 5
             else { return }
             var probed = Set<StoreAPI>()
             while !draining {

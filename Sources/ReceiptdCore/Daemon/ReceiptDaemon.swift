@@ -43,7 +43,7 @@ package final class ReceiptDaemon: Service {
         let pool = PostgresJobQueue.pool(
             connectionString: connectionString,
             connections: configuration.databaseConnections,
-            lease: .seconds(configuration.lease)
+            lease: configuration.lease
         )
         self.pool = pool
         // Half the connections settle; the rest claim, heartbeat, record failures and serve the workers.
@@ -113,8 +113,8 @@ package final class ReceiptDaemon: Service {
                         queue: queue,
                         client: client,
                         backoff: configuration.backoff,
-                        pollInterval: .seconds(configuration.pollInterval),
-                        lease: .seconds(configuration.lease),
+                        pollInterval: configuration.pollInterval,
+                        lease: configuration.lease,
                         logger: logger,
                         metrics: metrics
                     ),
@@ -144,7 +144,7 @@ package final class ReceiptDaemon: Service {
         }
         // Google: the token endpoint, the lookup, and the lookup again with a renewed token.
         longestAttempt = max(longestAttempt, verifier.configuration.requestTimeout * 3)
-        attemptLimit = longestAttempt + .seconds(configuration.lease) / 2
+        attemptLimit = longestAttempt + configuration.lease / 2
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
@@ -162,7 +162,17 @@ package final class ReceiptDaemon: Service {
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     package func run() async throws {
-        guard try await schemaIsCurrent() else { return }
+        let current: Bool
+        do {
+            current = try await schemaIsCurrent()
+        } catch {
+            await pool.close()
+            throw error
+        }
+        guard current else {
+            await pool.close()
+            return
+        }
         let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
         let wake = WakeSignal(events: sink)
         let inFlight = InFlightJobs()
@@ -230,19 +240,19 @@ package final class ReceiptDaemon: Service {
 
     /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
     private func tick(wake: WakeSignal, inFlight: InFlightJobs) async {
-        var lastLeaseWork = ContinuousClock.now - .seconds(configuration.lease)
+        var lastLeaseWork = ContinuousClock.now - configuration.lease
         var database = ReconnectBackoff()
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(configuration.pollInterval))
+            try? await Task.sleep(for: configuration.pollInterval)
             wake.wake()
-            guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
+            guard ContinuousClock.now - lastLeaseWork >= configuration.lease / 4 else { continue }
             do {
                 try await queue.heartbeat(jobs: inFlight.ids, attemptLimit: attemptLimit)
                 try await purgeOldJobs()
                 let depth = try await queue.queueDepth()
                 metrics.queueDepth(due: depth.due, oldestDueAgeSeconds: depth.oldestDueAge.seconds)
                 let reclaimed = try await queue.reclaimExpired(
-                    lease: .seconds(configuration.lease),
+                    lease: configuration.lease,
                     maxAttempts: configuration.maxAttempts,
                     inFlight: inFlight.ids
                 )
@@ -269,7 +279,7 @@ package final class ReceiptDaemon: Service {
     private func purgeOldJobs() async throws {
         for _ in 0..<4 {
             let deleted = try await queue.purgeFinished(
-                retention: .seconds(configuration.retention),
+                retention: configuration.retention,
                 batch: configuration.retentionBatch
             )
             if deleted > 0 { logger.info("retention: deleted finished jobs", metadata: ["jobs": "\(deleted)"]) }

@@ -96,10 +96,10 @@ package final class GoogleFinalizer: Service {
                     "Google acknowledgement failed; retrying",
                     metadata: [
                         LogKey.error: "\(failure)", "transaction": "\(owed.transactionID)",
-                        "next": "in \(String(format: "%.1f", delay)) s",
+                        "next": "in \(String(format: "%.1f", delay.seconds)) s",
                     ]
                 )
-                try await queue.recordFinalizationFailure(owed, retryAfter: .seconds(delay), error: failure)
+                try await queue.recordFinalizationFailure(owed, retryAfter: delay, error: failure)
             } else {
                 try await queue.markFinalized(owed)
             }

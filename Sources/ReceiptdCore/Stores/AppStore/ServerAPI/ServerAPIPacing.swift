@@ -21,10 +21,10 @@ struct ServerAPIPacing: Sendable {
 
     /// The longest a `Retry-After` blocks the API, as for verifyReceipt: an hour. A longer one (Apple's is a time in
     /// milliseconds, so a bad one can name a date centuries ahead) would park every Server API job.
-    static let longestBlock: Double = 3600
+    static let longestBlock: Duration = .seconds(3600)
 
     /// Holds every daemon's requests until `until` (a 429's `Retry-After`), at most ``longestBlock`` from now.
     func block(until: Date) async throws {
-        try await queue.blockServerAPI(until: until, longest: .seconds(Self.longestBlock))
+        try await queue.blockServerAPI(until: until, longest: Self.longestBlock)
     }
 }
