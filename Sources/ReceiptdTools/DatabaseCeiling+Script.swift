@@ -17,13 +17,13 @@ extension DatabaseCeiling {
         FROM (SELECT 'pgb-' || :client_id || '-' || :n || '-' || g AS o FROM generate_series(1, \#(ordersPerEnqueue)) g) batch;
         """#
 
-    /// The daemon's side, in the daemon's own SQL text (`JobStore.claimSQL`, `JobStore.settleReads`,
-    /// `JobStore.settleWrite`): one claim, then the two pipelines of a batch settle of verified receipts that each
+    /// The daemon's side, in the daemon's own SQL text (`PostgresJobQueue.claimSQL`, `.settleReads`,
+    /// `.settleWrite`): one claim, then the two pipelines of a batch settle of verified receipts that each
     /// pay their order. Each `$n` becomes a pgbench variable, sent as a bind parameter under `-M prepared`; the
     /// claim builds the `jsonb` row sets that the daemon builds in Swift.
     static var jobScript: String {
         let claim = substitute(
-            JobStore.claimSQL,
+            PostgresJobQueue.claimSQL,
             [String(jobsPerClaim), "'pgbench'", "'{receipt,transaction,google_purchase}'", "'all'"]
         )
         let rowSets = [
@@ -62,13 +62,13 @@ extension DatabaseCeiling {
             \\gset
             \\startpipeline
             BEGIN;
-            \(substitute(JobStore.settleReads.orders, [":users", ":orders"]));
-            \(substitute(JobStore.settleReads.jobs, [":job_ids", "'pgbench'"]));
-            \(substitute(JobStore.settleReads.delivered, [":transactions"]));
-            \(substitute(JobStore.settleReads.owners, [":transactions"]));
+            \(substitute(PostgresJobQueue.settleReads.orders, [":users", ":orders"]));
+            \(substitute(PostgresJobQueue.settleReads.jobs, [":job_ids", "'pgbench'"]));
+            \(substitute(PostgresJobQueue.settleReads.delivered, [":transactions"]));
+            \(substitute(PostgresJobQueue.settleReads.owners, [":transactions"]));
             \\endpipeline
             \\startpipeline
-            \(substitute(JobStore.settleWrite, [":deliveries", ":owners", ":results", ":jobs", "'pgbench'", ":attempts"]));
+            \(substitute(PostgresJobQueue.settleWrite, [":deliveries", ":owners", ":results", ":jobs", "'pgbench'", ":attempts"]));
             COMMIT;
             \\endpipeline
             """

@@ -87,15 +87,15 @@ package struct DemoRun {
             sharedSecret: "demo-shared-secret",
             requestTimeout: .seconds(10)
         )
+        var configuration = ReceiptDaemon.Configuration()
+        configuration.concurrency = 16
+        configuration.backoff = Backoff(base: .milliseconds(200), maximum: .seconds(2))
+        configuration.pollInterval = .milliseconds(200)
+        configuration.expectedBundleID = SyntheticReceipt.defaultBundleID
+        configuration.lease = .seconds(15)
+        configuration.shutdownGrace = .seconds(2)
         let daemon = ReceiptDaemon(
-            configuration: .init(
-                concurrency: 16,
-                backoff: Backoff(base: 0.2, maximum: 2),
-                pollInterval: 0.2,
-                expectedBundleID: SyntheticReceipt.defaultBundleID,
-                lease: 15,
-                shutdownGrace: 2
-            ),
+            configuration: configuration,
             connectionString: database,
             verifier: AppleVerifier(configuration: apple, client: client),
             storeKit: StoreKitConfiguration(

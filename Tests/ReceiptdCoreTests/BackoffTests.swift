@@ -4,20 +4,20 @@ import Testing
 
 @Suite struct BackoffTests {
     @Test func ceilingDoublesUpToTheCap() {
-        let backoff = Backoff(base: 2, maximum: 3600)
-        #expect(backoff.ceiling(afterAttempt: 1) == 2)
-        #expect(backoff.ceiling(afterAttempt: 2) == 4)
-        #expect(backoff.ceiling(afterAttempt: 5) == 32)
-        #expect(backoff.ceiling(afterAttempt: 12) == 3600)
-        #expect(backoff.ceiling(afterAttempt: 10_000) == 3600)
+        let backoff = Backoff()
+        #expect(backoff.ceiling(afterAttempt: 1) == .seconds(2))
+        #expect(backoff.ceiling(afterAttempt: 2) == .seconds(4))
+        #expect(backoff.ceiling(afterAttempt: 5) == .seconds(32))
+        #expect(backoff.ceiling(afterAttempt: 12) == .seconds(3600))
+        #expect(backoff.ceiling(afterAttempt: 10_000) == .seconds(3600))
     }
 
     @Test func delayStaysInTheEqualJitterBand() {
-        let backoff = Backoff(base: 2, maximum: 3600)
-        #expect(backoff.delay(afterAttempt: 3, unitRandom: 0) == 4)
-        #expect(backoff.delay(afterAttempt: 3, unitRandom: 1) == 8)
-        #expect(backoff.delay(afterAttempt: 3, unitRandom: .nan) == 4)
-        #expect(backoff.delay(afterAttempt: 3, unitRandom: 7) == 8)
+        let backoff = Backoff(base: .seconds(2), maximum: .seconds(3600))
+        #expect(backoff.delay(afterAttempt: 3, unitRandom: 0) == .seconds(4))
+        #expect(backoff.delay(afterAttempt: 3, unitRandom: 1) == .seconds(8))
+        #expect(backoff.delay(afterAttempt: 3, unitRandom: .nan) == .seconds(4))
+        #expect(backoff.delay(afterAttempt: 3, unitRandom: 7) == .seconds(8))
     }
 
     /// Property: for seeded random inputs the delay is within [ceiling/2, ceiling], never negative,
@@ -27,11 +27,11 @@ import Testing
         for _ in 0..<5_000 {
             let base = Double.random(in: 0...100, using: &generator)
             let maximum = Double.random(in: 0...100_000, using: &generator)
-            let backoff = Backoff(base: base, maximum: maximum)
+            let backoff = Backoff(base: .seconds(base), maximum: .seconds(maximum))
             let attempt = Int.random(in: -3...2_000, using: &generator)
             let delay = backoff.delay(afterAttempt: attempt, unitRandom: Double.random(in: -1...2, using: &generator))
             let ceiling = backoff.ceiling(afterAttempt: attempt)
-            #expect(delay >= 0 && delay >= ceiling / 2 && delay <= ceiling && delay <= maximum)
+            #expect(delay >= .zero && delay >= ceiling / 2 && delay <= ceiling && delay <= backoff.maximum)
             #expect(backoff.ceiling(afterAttempt: attempt + 1) >= ceiling)
         }
     }

@@ -4,13 +4,13 @@ import Testing
 
 @Suite struct CircuitBreakerTests {
     let start = ContinuousClock.now
-    let configuration = CircuitBreaker.Configuration(
-        window: 10,
-        minimumCalls: 4,
-        failureRatio: 0.5,
-        baseCooldown: .seconds(2),
-        maximumCooldown: .seconds(8)
-    )
+    let configuration = {
+        var configuration = CircuitBreaker.Configuration()
+        configuration.window = 10
+        configuration.minimumCalls = 4
+        configuration.maximumCooldown = .seconds(8)
+        return configuration
+    }()
 
     @Test func staysClosedWhileMostCallsSucceed() {
         var breaker = CircuitBreaker(configuration: configuration)

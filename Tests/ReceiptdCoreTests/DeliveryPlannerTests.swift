@@ -4,7 +4,7 @@ import Testing
 @testable import ReceiptdCore
 
 @Suite struct DeliveryPlannerTests {
-    let planner = DeliveryPlanner(purchaseSkewSeconds: 300, expectedBundleID: "com.example.game")
+    let planner = DeliveryPlanner(purchaseSkew: .seconds(300), expectedBundleID: "com.example.game")
     let created: Int64 = 1_700_000_000_000
 
     private func order(
@@ -299,13 +299,13 @@ import Testing
         #expect(planner.rejection(of: verified(response([entry("1")], bundle: "com.evil.app"), .production)) != nil)
         #expect(planner.rejection(of: verified(response([entry("1")]), .production)) == nil)
         #expect(
-            DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(
+            DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "").rejection(
                 of: verified(response([], bundle: ""), .production)
             )
                 != nil
         )
         #expect(
-            DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "").rejection(
+            DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "").rejection(
                 of: verified(response([], bundle: "x"), .production)
             )
                 != nil
@@ -314,7 +314,11 @@ import Testing
 
     @Test func sandboxPurchasesFollowThePolicy() {
         #expect(planner.rejection(of: verified(response([entry("1")]), .sandbox)) == nil)
-        let strict = DeliveryPlanner(purchaseSkewSeconds: 300, expectedBundleID: "com.example.game", sandbox: .reject)
+        let strict = DeliveryPlanner(
+            purchaseSkew: .seconds(300),
+            expectedBundleID: "com.example.game",
+            sandbox: .reject
+        )
         #expect(strict.rejection(of: verified(response([entry("1")]), .sandbox))?.contains("RECEIPTD_SANDBOX") == true)
         #expect(strict.rejection(of: verified(response([entry("1")]), .production)) == nil)
     }

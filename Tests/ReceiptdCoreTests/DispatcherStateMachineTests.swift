@@ -116,13 +116,15 @@ import Testing
     }
 
     /// Opens after 2 judged calls of which half failed, for exactly 2 s (`unitRandom` 1: no jitter).
-    let breaker = CircuitBreaker.Configuration(
-        window: 4,
-        minimumCalls: 2,
-        failureRatio: 0.5,
-        baseCooldown: .seconds(2),
-        maximumCooldown: .seconds(8)
-    )
+    let breaker: CircuitBreaker.Configuration = {
+        var configuration = CircuitBreaker.Configuration()
+        configuration.window = 4
+        configuration.minimumCalls = 2
+        configuration.failureRatio = 0.5
+        configuration.baseCooldown = .seconds(2)
+        configuration.maximumCooldown = .seconds(8)
+        return configuration
+    }()
 
     @Test func fillsUpToConcurrencyInBatches() {
         var harness = Harness(concurrency: 10, batch: 4)

@@ -10,9 +10,11 @@ import Testing
         #expect(settings.apple.sharedSecret == nil)
         #expect(settings.daemon.concurrency == 64)
         #expect(settings.daemon.maxAttempts == 12)
-        #expect(settings.daemon.backoff == Backoff(base: 2, maximum: 3600))
-        #expect(settings.daemon.pollInterval == 1)
-        #expect(settings.daemon.purchaseSkew == 300)
+        #expect(settings.daemon.backoff == Backoff(base: .seconds(2), maximum: .seconds(3600)))
+        #expect(settings.daemon.pollInterval == .seconds(1))
+        #expect(settings.daemon.purchaseSkew == .seconds(300))
+        #expect(settings.daemon.lease == .seconds(60) && settings.daemon.shutdownGrace == .seconds(25))
+        #expect(settings.daemon.databaseConnections == 11)
         #expect(settings.logLevel == .info)
     }
 
@@ -28,7 +30,7 @@ import Testing
         #expect(settings.daemon.expectedBundleID == "com.x")
         #expect(settings.daemon.concurrency == 8)
         #expect(settings.daemon.databaseConnections == 3)
-        #expect(settings.daemon.backoff.base == 0.5)
+        #expect(settings.daemon.backoff.base == .milliseconds(500))
         #expect(settings.logLevel == .debug)
         #expect(settings.apple.productionURL == "http://127.0.0.1:9/verifyReceipt")
     }
@@ -90,10 +92,12 @@ import Testing
 
 @Suite struct RetentionSettingTests {
     @Test func retentionTakesSecondsOrUnits() throws {
-        #expect(try ReceiptdSettings(completing: [:]).daemon.retention == 30 * 86_400)
-        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "7d"]).daemon.retention == 7 * 86_400)
-        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "12h"]).daemon.retention == 12 * 3_600)
-        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "90"]).daemon.retention == 90)
+        #expect(try ReceiptdSettings(completing: [:]).daemon.retention == .seconds(30 * 86_400))
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "7d"]).daemon.retention == .seconds(7 * 86_400))
+        #expect(
+            try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "12h"]).daemon.retention == .seconds(12 * 3_600)
+        )
+        #expect(try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "90"]).daemon.retention == .seconds(90))
         for bad in ["soon", "-1d", "0"] {
             #expect(throws: ConfigurationError.self) { try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": bad]) }
         }

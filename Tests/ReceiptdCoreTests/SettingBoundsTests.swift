@@ -45,10 +45,13 @@ import Testing
             "GOOGLE_PLAY_VOIDED_INTERVAL": "24h", "RECEIPTD_CONCURRENCY": "4096",
         ])
         #expect(
-            largest.daemon.lease == 86_400 && largest.daemon.pollInterval == 3600
-                && largest.daemon.purchaseSkew == 86_400
+            largest.daemon.lease == .seconds(86_400) && largest.daemon.pollInterval == .seconds(3600)
+                && largest.daemon.purchaseSkew == .seconds(86_400)
         )
-        #expect(largest.daemon.retention == 10 * 365 * 86_400 && largest.googlePlay.voidedInterval == .seconds(86_400))
+        #expect(
+            largest.daemon.retention == .seconds(10 * 365 * 86_400)
+                && largest.googlePlay.voidedInterval == .seconds(86_400)
+        )
         #expect(largest.daemon.concurrency == ReceiptdSettings.Bounds.concurrency)
         #expect {
             _ = try ReceiptdSettings(completing: ["RECEIPTD_RETENTION": "9999999d"])

@@ -65,7 +65,7 @@ import Testing
             // order_id order (its own statement), then delivers the payment and marks it claimed, as its write does.
             let settle = try await f.database.connect()
             try await settle.execute("BEGIN")
-            let locked = try await settle.execute(JobStore.settleReads.orders, [#"["u1"]"#, #"["a"]"#])
+            let locked = try await settle.execute(PostgresJobQueue.settleReads.orders, [#"["u1"]"#, #"["a"]"#])
             #expect(locked.rows.compactMap { $0[0] } == ["a", "b", "o1"])
             // Meanwhile the operator assigns the payment to order b.
             let assigning = try await f.database.connect()

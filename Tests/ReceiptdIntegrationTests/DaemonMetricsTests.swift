@@ -62,7 +62,7 @@ import Testing
                 """,
                 [old]
             )
-            let settings = f.settings { $0.daemon.retention = 30 * 86_400 }
+            let settings = f.settings { $0.daemon.retention = .seconds(30 * 86_400) }
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil { try await f.value("SELECT count(*) FROM iap.jobs WHERE id = $1", [old]) == "0" }
                 try await f.waitUntilSettled()

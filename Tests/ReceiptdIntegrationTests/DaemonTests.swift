@@ -30,7 +30,7 @@ import Testing
         try await Fixture.with { f in
             let slow = try await f.enqueue("slow", receipt: Receipts.paying("2001", delay: 10_000))
             let quick = try await f.enqueue("quick", user: "u2", receipt: Receipts.paying("2002", delay: 300))
-            let settings = f.settings { $0.daemon.shutdownGrace = 4 }
+            let settings = f.settings { $0.daemon.shutdownGrace = .seconds(4) }
             let started = ContinuousClock.now
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil {
@@ -56,7 +56,7 @@ import Testing
                 """,
                 [job]
             )
-            let settings = f.settings { $0.daemon.lease = 11 }
+            let settings = f.settings { $0.daemon.lease = .seconds(11) }
             try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
             let row = try await f.order("o1")
             #expect(row["outcome"] == "full")

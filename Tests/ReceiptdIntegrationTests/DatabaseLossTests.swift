@@ -14,7 +14,7 @@ import Testing
         try await Fixture.with(database: TestDatabase(cluster: cluster, name: "postgres")) { f in
             let inFlight = try await f.enqueue("in-flight", receipt: Receipts.paying("6001", delay: 1_500))
             let lines = CapturingLogHandler.Lines()
-            let settings = f.settings { $0.daemon.lease = 40 }
+            let settings = f.settings { $0.daemon.lease = .seconds(40) }
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in
                 try await f.waitUntil {
                     try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [inFlight]) == "running"

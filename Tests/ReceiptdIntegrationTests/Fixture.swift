@@ -57,15 +57,14 @@ struct Fixture: Sendable {
             sharedSecret: Self.sharedSecret,
             requestTimeout: .seconds(10)
         )
-        settings.daemon = .init(
-            concurrency: 16,
-            maxAttempts: 5,
-            backoff: Backoff(base: 0.05, maximum: 0.2),
-            pollInterval: 0.1,
-            expectedBundleID: SyntheticReceipt.defaultBundleID,
-            lease: 30,
-            shutdownGrace: 1
-        )
+        settings.daemon = ReceiptDaemon.Configuration()
+        settings.daemon.concurrency = 16
+        settings.daemon.maxAttempts = 5
+        settings.daemon.backoff = Backoff(base: .milliseconds(50), maximum: .milliseconds(200))
+        settings.daemon.pollInterval = .milliseconds(100)
+        settings.daemon.expectedBundleID = SyntheticReceipt.defaultBundleID
+        settings.daemon.lease = .seconds(30)
+        settings.daemon.shutdownGrace = .seconds(1)
         settings.storeKit = StoreKitConfiguration(
             trustedRoots: [standIn.testChain.root],
             credentials: ServerAPICredentials(

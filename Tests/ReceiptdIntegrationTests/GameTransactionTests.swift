@@ -36,7 +36,7 @@ import Testing
     @Test func anEnqueueLeftOpenOnARunningOrderStallsNoHeartbeatNoReclaimAndNoOtherSettle() async throws {
         try await Fixture.with { f in
             let lease = 2.0
-            let settings = f.settings { $0.daemon.lease = lease }
+            let settings = f.settings { $0.daemon.lease = .seconds(lease) }
             // Apple takes its time over this one, so that it is running when the game enqueues again.
             let first = try await f.enqueue("held", user: "gamer", receipt: Receipts.paying("9000", delay: 2_500))
             let game = try await PostgresConnection.connect(try await f.loginRole(in: "receiptd_app"))
@@ -100,7 +100,7 @@ import Testing
         try await Fixture.with { f in
             // One settle lane (half of two connections), and only two attempts: a lock must cost none.
             let settings = f.settings {
-                $0.daemon.lease = 2
+                $0.daemon.lease = .seconds(2)
                 $0.daemon.databaseConnections = 2
                 $0.daemon.maxAttempts = 2
             }

@@ -28,7 +28,7 @@ import Testing
                 """
             )
             var leased = settings
-            leased.daemon.lease = 1
+            leased.daemon.lease = .seconds(1)
             try await f.withDaemons(count: 2, settings: leased) { _ in
                 try await f.waitUntil(timeout: .seconds(60)) {
                     try await f.value("SELECT count(*) FROM iap.google_finalizations WHERE done_at IS NOT NULL") == "10"

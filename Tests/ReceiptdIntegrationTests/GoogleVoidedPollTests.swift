@@ -43,9 +43,7 @@ import Testing
                     [now - 31 * Self.day]
                 )
                 google.void(token: token.encoded(), orderID: "GPA.700", reason: 7)
-                let connection = try await f.database.connect()
-                #expect(try await poller.pollOnce(on: connection) == 1)
-                await connection.close()
+                #expect(try await poller.pollOnce() == 1)
             }
             #expect(try await f.value("SELECT revocation_reason FROM iap.deliveries") == "chargeback")
             let asked = try #require(google.recordedVoidedQueries().last)
@@ -62,9 +60,7 @@ import Testing
                     "UPDATE iap.google_voided_cursor SET start_time_ms = $1",
                     [now - 20 * Self.day]
                 )
-                let connection = try await f.database.connect()
-                #expect(try await poller.pollOnce(on: connection) == 0)
-                await connection.close()
+                #expect(try await poller.pollOnce() == 0)
                 #expect(try await cursor(f) >= now)
                 #expect(google.recordedVoidedQueries().last?.startTime == now - 20 * Self.day)
             }
@@ -92,8 +88,7 @@ import Testing
             try await withPoller(f, settings) { poller in
                 #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "0")
                 google.failVoidedQueries(1000, status: 403)
-                let connection = try await f.database.connect()
-                await #expect(throws: (any Error).self) { _ = try await poller.pollOnce(on: connection) }
+                await #expect(throws: (any Error).self) { _ = try await poller.pollOnce() }
                 // Failing for an hour is not yet stuck; for a day it is.
                 #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "0")
                 try await f.connection.execute(
@@ -101,8 +96,7 @@ import Testing
                     UPDATE iap.google_voided_cursor SET succeeded_at = now() - interval '25 hours', created_at = now() - interval '40 days'
                     """
                 )
-                await #expect(throws: (any Error).self) { _ = try await poller.pollOnce(on: connection) }
-                await connection.close()
+                await #expect(throws: (any Error).self) { _ = try await poller.pollOnce() }
             }
             let row = try await f.row("SELECT job_id, order_id, reason, stuck_seconds, last_error FROM iap.stuck_jobs")
             #expect(row["job_id"] == nil && row["order_id"] == nil && row["reason"] == "voided_poll_failing")
@@ -125,9 +119,7 @@ import Testing
 
             // Google answers again: the next poll clears it.
             google.failVoidedQueries(0)
-            let connection = try await f.database.connect()
-            try await withPoller(f, settings) { poller in _ = try await poller.pollOnce(on: connection) }
-            await connection.close()
+            try await withPoller(f, settings) { poller in _ = try await poller.pollOnce() }
             #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "0")
         }
     }

@@ -216,8 +216,10 @@ import Testing
         let database = try await TestEnvironment.shared.emptyDatabase()
         let connection = try await database.connect()
         try await Migrator.migrate(connection, upTo: 1)
+        var configuration = ReceiptDaemon.Configuration()
+        configuration.expectedBundleID = SyntheticReceipt.defaultBundleID
         let daemon = ReceiptDaemon(
-            configuration: .init(expectedBundleID: SyntheticReceipt.defaultBundleID),
+            configuration: configuration,
             connectionString: database.connectionString,
             verifier: AppleVerifier(configuration: .init(), client: .shared),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })

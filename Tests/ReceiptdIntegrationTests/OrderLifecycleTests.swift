@@ -183,7 +183,7 @@ import Testing
             try await f.connection.execute("SELECT iap.create_order('o1', 'u1', 'gems')")
             let receipt = SyntheticReceipt(inApp: [Receipts.purchase("35")], script: [ScriptStep(http: 503)]).encoded()
             let job = try await f.enqueue("o1", receipt: receipt)
-            let slowRetry = f.settings { $0.daemon.backoff = Backoff(base: 3_600, maximum: 3_600) }
+            let slowRetry = f.settings { $0.daemon.backoff = Backoff(base: .seconds(3_600), maximum: .seconds(3_600)) }
             try await f.withDaemons(settings: slowRetry) { _ in
                 try await f.waitUntil {
                     try await f.value("SELECT attempts FROM iap.jobs WHERE id = $1 AND state = 'pending'", [job]) == "1"

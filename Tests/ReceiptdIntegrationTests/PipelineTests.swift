@@ -74,7 +74,7 @@ import Testing
             try await f.connection.execute("SET plan_cache_mode = force_generic_plan")
             // A fixed test statement: the SQL under test is the daemon's own text, nothing from outside.
             try await f.connection.withSession {
-                try $0.executeScript("PREPARE claim_under_test AS " + JobStore.claimSQL)
+                try $0.executeScript("PREPARE claim_under_test AS " + PostgresJobQueue.claimSQL)
             }
             let plan = try await f.connection.execute(
                 "EXPLAIN EXECUTE claim_under_test(5, 'test', '{receipt,transaction,google_purchase}', 'all')"
@@ -83,12 +83,12 @@ import Testing
             #expect(plan.contains("jobs_pending_due"))
             #expect(!plan.contains("Seq Scan on jobs"))
             #expect(!plan.contains("Sort"))
-            let store = JobStore(
+            let queue = PostgresJobQueue(
                 pool: DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1),
                 owner: "test:1:plan",
-                planner: DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
+                planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "x")
             )
-            #expect(try await store.claim(limit: 5).map(\.order.orderID) == ["q1", "q2", "q3", "q4", "q5"])
+            #expect(try await queue.claim(limit: 5).map(\.order.orderID) == ["q1", "q2", "q3", "q4", "q5"])
         }
     }
 }

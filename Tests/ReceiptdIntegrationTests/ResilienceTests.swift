@@ -65,7 +65,7 @@ import Testing
             let settings = f.settings {
                 $0.apple.productionURL = standIn.productionURL
                 $0.daemon.maxAttempts = 1_000
-                $0.daemon.circuitBreaker = .init(baseCooldown: .seconds(2))
+                $0.daemon.circuitBreaker.baseCooldown = .seconds(2)
             }
             let lines = CapturingLogHandler.Lines()
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in
@@ -86,7 +86,8 @@ import Testing
             f.standIn.setOutage(true)
             let settings = f.settings {
                 $0.daemon.maxAttempts = 1_000
-                $0.daemon.circuitBreaker = .init(baseCooldown: .milliseconds(400), maximumCooldown: .seconds(1))
+                $0.daemon.circuitBreaker.baseCooldown = .milliseconds(400)
+                $0.daemon.circuitBreaker.maximumCooldown = .seconds(1)
             }
             let lines = CapturingLogHandler.Lines()
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in

@@ -36,7 +36,8 @@ import Testing
                 $0.daemon.maxAttempts = 1000
                 // Short cool-downs, so the recovery below comes soon; the old single breaker still probed with
                 // one Google job after another, each failing, long past the deadline below.
-                $0.daemon.circuitBreaker = .init(baseCooldown: .milliseconds(500), maximumCooldown: .seconds(2))
+                $0.daemon.circuitBreaker.baseCooldown = .milliseconds(500)
+                $0.daemon.circuitBreaker.maximumCooldown = .seconds(2)
             }
             for index in 0..<16 {
                 try await enqueueGoogle(f, "g\(index)", user: "gu\(index)", orderID: "GPA.77-\(index)")
@@ -121,9 +122,9 @@ import Testing
                 try await f.enqueue("r\(index)", user: "ur\(index)", receipt: Receipts.paying("990\(index)"))
             }
             let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
-            let planner = DeliveryPlanner(purchaseSkewSeconds: 0, expectedBundleID: "x")
-            let older = JobStore(pool: pool, owner: "older:1:a", planner: planner)
-            let newer = JobStore(pool: pool, owner: "newer:2:b", planner: planner)
+            let planner = DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "x")
+            let older = PostgresJobQueue(pool: pool, owner: "older:1:a", planner: planner)
+            let newer = PostgresJobQueue(pool: pool, owner: "newer:2:b", planner: planner)
 
             let first = try await older.claim(limit: 2, filter: ClaimFilter(kinds: [.receipt]))
             #expect(first.map(\.order.orderID) == ["r1", "r2"], "the receipts, past the earlier jobs of other kinds")

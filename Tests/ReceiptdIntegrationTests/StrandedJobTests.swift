@@ -32,7 +32,7 @@ import Testing
 
     @Test func aJobTheDaemonIsNotWorkingOnLetsItsLeaseLapse() async throws {
         try await Fixture.with { f in
-            let settings = f.settings { $0.daemon.lease = 2 }
+            let settings = f.settings { $0.daemon.lease = .seconds(2) }
             try await f.withDaemons(settings: settings) { daemons in
                 // A job marked running under this daemon that it does not have in flight (as after a lost answer).
                 try await f.connection.execute(
@@ -153,7 +153,7 @@ import Testing
         try await Fixture.with { f in
             let settings = f.settings {
                 $0.apple.requestTimeout = .seconds(7)
-                $0.daemon.lease = 20
+                $0.daemon.lease = .seconds(20)
             }
             try await f.withDaemons(settings: settings) { _ in
                 try await f.waitUntil { try await f.value("SELECT count(*) FROM iap.daemons") == "1" }
@@ -176,7 +176,7 @@ import Testing
         try await Fixture.with(database: TestDatabase(cluster: cluster, name: "postgres")) { f in
             let job = try await f.enqueue("o1", receipt: Receipts.paying("8401", delay: 1_000))
             let lines = CapturingLogHandler.Lines()
-            let settings = f.settings { $0.daemon.lease = 4 }
+            let settings = f.settings { $0.daemon.lease = .seconds(4) }
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in
                 try await f.waitUntil {
                     try await f.value("SELECT state FROM iap.jobs WHERE id = $1", [job]) == "running"

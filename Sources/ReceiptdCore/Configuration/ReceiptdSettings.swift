@@ -67,22 +67,31 @@ package struct ReceiptdSettings: Sendable {
         daemon.maxAttempts =
             try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1, maximum: Bounds.maxAttempts) ?? daemon.maxAttempts
         daemon.backoff.base =
-            try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff) ?? daemon.backoff.base
+            try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff).map { Duration.seconds($0) }
+            ?? daemon.backoff.base
         daemon.backoff.maximum =
-            try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff) ?? daemon.backoff.maximum
+            try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff).map { Duration.seconds($0) }
+            ?? daemon.backoff.maximum
         daemon.pollInterval =
-            try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval)
-            ?? daemon.pollInterval
+            try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval).map {
+                Duration.seconds($0)
+            } ?? daemon.pollInterval
         daemon.purchaseSkew =
-            try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew) ?? daemon.purchaseSkew
-        daemon.lease = try reader.seconds("RECEIPTD_LEASE", positive: true, maximum: Bounds.lease) ?? daemon.lease
+            try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew).map { Duration.seconds($0) }
+            ?? daemon.purchaseSkew
+        daemon.lease =
+            try reader.seconds("RECEIPTD_LEASE", positive: true, maximum: Bounds.lease).map { Duration.seconds($0) }
+            ?? daemon.lease
         daemon.shutdownGrace =
-            try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace) ?? daemon.shutdownGrace
-        daemon.retention = try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention) ?? daemon.retention
+            try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace).map { Duration.seconds($0) }
+            ?? daemon.shutdownGrace
+        daemon.retention =
+            try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention).map { Duration.seconds($0) }
+            ?? daemon.retention
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
-        if daemon.lease <= Double(apple.requestTimeout.components.seconds) {
+        if daemon.lease <= .seconds(apple.requestTimeout.components.seconds) {
             throw ConfigurationError(
                 variable: "RECEIPTD_LEASE",
                 problem: "must be longer than the Apple request timeout (\(apple.requestTimeout))"

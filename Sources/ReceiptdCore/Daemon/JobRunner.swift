@@ -8,7 +8,7 @@ import Logging
 /// lapse, since the daemon heartbeats only the jobs it still has in flight.
 struct JobRunner: Sendable {
     let verifiers: [JobKind: any PurchaseVerifier]
-    let store: JobStore
+    let queue: any JobQueue
     let configuration: ReceiptDaemon.Configuration
     let logger: Logger
     let metrics: ReceiptdMetrics
@@ -38,7 +38,7 @@ struct JobRunner: Sendable {
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
             logger.info("Apple request abandoned: the job was superseded or cancelled, or the daemon is stopping")
-            try? await store.recordAbandoned(
+            try? await queue.recordAbandoned(
                 job,
                 attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: nil)
             )
@@ -48,7 +48,8 @@ struct JobRunner: Sendable {
         if case .postpone(let seconds, let reason) = answer.verdict {
             logger.debug("job postponed", metadata: [LogKey.error: "\(reason)", "seconds": "\(seconds)"])
             do {
-                try await store.postpone(job, seconds: seconds, reason: reason)
+                // The verdict's seconds (a store-side type) become a Duration here.
+                _ = try await queue.postpone(job, for: .seconds(seconds), reason: reason)
             } catch {
                 logger.warning("could not postpone the job; its lease returns it", metadata: [LogKey.error: "\(error)"])
             }
@@ -71,7 +72,7 @@ struct JobRunner: Sendable {
     /// transaction, until half the job's lease has passed. A statement the server refuses for its content is not
     /// sent again: the job is rescheduled without it.
     private func record(_ verdict: Verdict, attempt: AttemptRecord, for job: ClaimedJob, logger: Logger) async {
-        let deadline = ContinuousClock.now + .seconds(configuration.lease / 2)
+        let deadline = ContinuousClock.now + configuration.lease / 2
         var pause = Duration.milliseconds(100)
         var locked = false
         while true {
@@ -91,7 +92,7 @@ struct JobRunner: Sendable {
                     logger.info("answer dropped: the job is no longer running under this daemon")
                     var abandoned = attempt
                     abandoned.result = .abandoned
-                    try? await store.recordAbandoned(job, attempt: abandoned)
+                    try? await queue.recordAbandoned(job, attempt: abandoned)
                 case .recorded(let state) where state == .succeeded || state == .failed:
                     // Counted here, once the finish is committed, not once per try at writing it.
                     metrics.jobFinished(state: state, outcome: outcome)
@@ -140,7 +141,7 @@ struct JobRunner: Sendable {
     private func reschedule(_ job: ClaimedJob, after error: any Error, logger: Logger) async {
         let failure = TransientFailure(errorClass: .recording, reason: "could not record the answer: \(error)")
         do {
-            let recording = try await store.recordRetry(
+            let recording = try await queue.recordRetry(
                 job,
                 failure: failure,
                 delay: configuration.backoff.delay(afterAttempt: job.attempts),
@@ -164,9 +165,9 @@ struct JobRunner: Sendable {
         let reason = "waiting for a row lock another transaction holds (a game server's transaction left open?)"
         logger.warning("a row lock held by another transaction kept the answer from being recorded; asking again later")
         do {
-            try await store.postpone(
+            _ = try await queue.postpone(
                 job,
-                seconds: configuration.backoff.delay(afterAttempt: job.attempts),
+                for: configuration.backoff.delay(afterAttempt: job.attempts),
                 reason: reason
             )
         } catch {
@@ -180,7 +181,7 @@ struct JobRunner: Sendable {
     /// Puts an aborted job back to `pending` at once, if it is still ours (a superseded or cancelled one is not).
     private func release(_ job: ClaimedJob, logger: Logger) async {
         do {
-            if try await store.release(job) { logger.info("job returned to pending") }
+            if try await queue.release(job) { logger.info("job returned to pending") }
         } catch {
             logger.warning(
                 "could not return the job to pending; its lease returns it",
@@ -196,16 +197,16 @@ struct JobRunner: Sendable {
         for job: ClaimedJob,
         alone: Bool,
         logger: Logger
-    ) async throws -> (JobStore.Recording, OrderOutcome?) {
+    ) async throws -> (JobRecording, OrderOutcome?) {
         switch verdict {
         case .verified(let verified):
-            if let reason = store.planner.rejection(of: verified) {
+            if let reason = configuration.planner.rejection(of: verified) {
                 logger.notice("purchases rejected", metadata: [LogKey.error: "\(reason)"])
                 var rejected = attempt
                 rejected.result = .rejected
                 rejected.errorClass = .rejected
                 rejected.error = reason
-                return (try await store.recordRejection(job, reason: reason, attempt: rejected), .invalid)
+                return (try await queue.recordRejection(job, reason: reason, attempt: rejected), .invalid)
             }
             let (transactions, environment) = (verified.purchases, verified.environment)
             let conflicting = transactions.filter { !$0.conflictingFields.isEmpty }
@@ -218,7 +219,7 @@ struct JobRunner: Sendable {
                     ]
                 )
             }
-            let (recording, plan) = try await store.recordVerified(
+            let settlement = try await queue.recordVerified(
                 VerifiedAnswer(
                     job: job,
                     transactions: transactions,
@@ -229,6 +230,7 @@ struct JobRunner: Sendable {
                 ),
                 alone: alone
             )
+            let plan = settlement.plan
             if let plan, !plan.foreignPurchases.isEmpty {
                 logger.warning(
                     "receipt carries purchases first delivered to another user; they pay nothing",
@@ -254,12 +256,16 @@ struct JobRunner: Sendable {
                     ]
                 )
             }
-            return (recording, plan?.orderResults.first?.outcome)
+            return (settlement.recording, plan?.orderResults.first?.outcome)
         case .retry(let failure):
             let drawn = configuration.backoff.delay(afterAttempt: job.attempts)
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
-            let delay = max(drawn, min(failure.notBefore ?? 0, max(configuration.backoff.maximum, 3600)))
-            let recording = try await store.recordRetry(
+            let longest = max(configuration.backoff.maximum, .seconds(3600))
+            let asked = failure.notBefore.flatMap {
+                $0.isNaN ? nil : Duration.seconds(min(max($0, 0), longest.seconds))
+            }
+            let delay = max(drawn, asked ?? .zero)
+            let recording = try await queue.recordRetry(
                 job,
                 failure: failure,
                 delay: delay,
@@ -272,13 +278,13 @@ struct JobRunner: Sendable {
                 "attempt failed",
                 metadata: [
                     LogKey.errorClass: "\(failure.errorClass.rawValue)", LogKey.error: "\(failure.reason)",
-                    "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay)) s",
+                    "next": exhausted ? "none: attempts exhausted" : "in \(String(format: "%.1f", delay.seconds)) s",
                 ]
             )
             return (recording, .failed)
         case .reject(let reason):
             logger.notice("rejected by the store", metadata: [LogKey.error: "\(reason)"])
-            return (try await store.recordRejection(job, reason: reason, attempt: attempt), .invalid)
+            return (try await queue.recordRejection(job, reason: reason, attempt: attempt), .invalid)
         case .postpone:
             preconditionFailure("a postponed job is put back before anything is recorded")
         }

@@ -7,9 +7,10 @@ struct NotificationListener: Sendable {
     /// Channel on which a running job's replacement is announced (payload: the superseded job's id).
     static let cancelChannel = "iap_job_cancel"
 
+    /// For the `LISTEN` connection, the one connection of the daemon outside its queue's pool.
     let connectionString: String
     /// Checks a cancel notification against the database before a request is aborted.
-    let store: JobStore
+    let queue: any JobQueue
     let logger: Logger
     /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
     let readiness: ReadinessSignal
@@ -18,8 +19,7 @@ struct NotificationListener: Sendable {
     /// Listens until the task is cancelled: new jobs wake the dispatcher; a job announced as cancelled is aborted
     /// directly, once the database confirms it is no longer running under this daemon.
     func run(wake: WakeSignal, inFlight: InFlightJobs) async {
-        var pause = Duration.milliseconds(250)
-        var lostSince: ContinuousClock.Instant?
+        var backoff = ReconnectBackoff()
         while !Task.isCancelled {
             do {
                 let connection = try await PostgresConnection.connect(connectionString)
@@ -27,12 +27,10 @@ struct NotificationListener: Sendable {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
                     readiness.fire()
-                    if lostSince != nil {
+                    if backoff.succeeded() {
                         logger.notice("database reachable again; listening for notifications")
                         metrics.databaseReconnect()
                     }
-                    lostSince = nil
-                    pause = .milliseconds(250)
                     // Anything enqueued while we were not listening is found by polling at once.
                     wake.wake()
                     try await forward(from: connection, wake: wake, inFlight: inFlight)
@@ -42,15 +40,13 @@ struct NotificationListener: Sendable {
                 }
                 await connection.close()
             } catch {
-                if lostSince == nil {
-                    lostSince = .now
+                if backoff.failed() {
                     logger.error(
                         "database unreachable for notifications; retrying with backoff",
                         metadata: [LogKey.error: "\(error)"]
                     )
                 }
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, .seconds(10))
+                await backoff.wait()
             }
         }
     }
@@ -63,7 +59,7 @@ struct NotificationListener: Sendable {
             var newJobs = false
             for notification in notifications {
                 if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
-                    try await abortIfReplaced(id, on: connection, inFlight: inFlight)
+                    await abortIfReplaced(id, inFlight: inFlight)
                 } else {
                     newJobs = true
                 }
@@ -73,11 +69,21 @@ struct NotificationListener: Sendable {
     }
 
     /// Any role may send `NOTIFY iap_job_cancel`, so the notification is only a hint: the request is aborted only
-    /// when the job really was superseded or cancelled. A forged one is logged and changes nothing.
-    private func abortIfReplaced(_ jobID: Int64, on connection: PostgresConnection, inFlight: InFlightJobs) async throws
-    {
+    /// when the job really was superseded or cancelled. A forged one is logged and changes nothing. The check runs
+    /// on the queue's pool: when it fails, the request goes on, and its answer is dropped if the job is not ours.
+    private func abortIfReplaced(_ jobID: Int64, inFlight: InFlightJobs) async {
         guard inFlight.contains(jobID) else { return }
-        if try await store.isRunningHere(jobID, on: connection) {
+        let running: Bool
+        do {
+            running = try await queue.isRunningHere(jobID)
+        } catch {
+            logger.warning(
+                "could not check a cancel notification; the request goes on",
+                metadata: [LogKey.jobID: "\(jobID)", LogKey.error: "\(error)"]
+            )
+            return
+        }
+        if running {
             logger.warning(
                 "ignored a cancel notification for a job that is still running here",
                 metadata: [LogKey.jobID: "\(jobID)"]

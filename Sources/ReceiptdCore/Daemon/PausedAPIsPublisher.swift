@@ -10,12 +10,12 @@ final class PausedAPIsPublisher: Sendable {
         var dirty = false
     }
 
-    private let store: JobStore
+    private let queue: any JobQueue
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(store: JobStore, logger: Logger) {
-        self.store = store
+    init(queue: any JobQueue, logger: Logger) {
+        self.queue = queue
         self.logger = logger
     }
 
@@ -40,7 +40,7 @@ final class PausedAPIsPublisher: Sendable {
                 return state.latest
             }
             do {
-                try await store.publishPausedAPIs(apis)
+                try await queue.publishPausedAPIs(apis)
             } catch {
                 logger.debug("could not publish the paused store APIs; retrying", metadata: [LogKey.error: "\(error)"])
                 try? await Task.sleep(for: .seconds(1))

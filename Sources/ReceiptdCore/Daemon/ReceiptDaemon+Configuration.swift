@@ -1,77 +1,49 @@
 import Foundation
 
 extension ReceiptDaemon {
-    /// How the daemon claims, retries and shuts down. Durations are seconds.
+    /// How the daemon claims, retries and shuts down; the documented defaults unless a field is set.
     package struct Configuration: Sendable {
         /// Apple requests in flight at once (`RECEIPTD_CONCURRENCY`).
-        package var concurrency: Int
+        package var concurrency = 64
         /// Attempts before an order is `failed` (`RECEIPTD_MAX_ATTEMPTS`).
-        package var maxAttempts: Int
+        package var maxAttempts = 12
         /// Delay between attempts (`RECEIPTD_BACKOFF_BASE`, `RECEIPTD_BACKOFF_MAX`).
-        package var backoff: Backoff
+        package var backoff = Backoff()
         /// Poll period when no notification came (`RECEIPTD_POLL_INTERVAL`).
-        package var pollInterval: Double
+        package var pollInterval: Duration = .seconds(1)
         /// How long a purchase may predate its order (`RECEIPTD_PURCHASE_SKEW`).
-        package var purchaseSkew: Double
+        package var purchaseSkew: Duration = .seconds(300)
         /// The app's bundle id; a receipt of any other bundle is `invalid` (`APPLE_BUNDLE_ID`, required by
         /// `receiptd run`). Empty matches no receipt.
-        package var expectedBundleID: String
+        package var expectedBundleID = ""
         /// Whether sandbox purchases deliver (`RECEIPTD_SANDBOX`).
-        package var sandbox: SandboxPolicy
+        package var sandbox = SandboxPolicy.accept
         /// Purchases before this time are never recorded as unclaimed payments (`RECEIPTD_UNCLAIMED_SINCE`);
         /// `nil`: since `receiptd migrate` first ran on the database.
         package var unclaimedSince: Date? = nil
         /// A running job whose heartbeat is older than this goes back to `pending` (`RECEIPTD_LEASE`).
-        package var lease: Double
+        package var lease: Duration = .seconds(60)
         /// On SIGTERM, how long requests in flight may finish (`RECEIPTD_SHUTDOWN_GRACE`).
-        package var shutdownGrace: Double
+        package var shutdownGrace: Duration = .seconds(25)
         /// Most jobs one claim statement takes.
-        package var claimBatchSize: Int
-        /// Database connections for claiming and recording (the listener has its own; `RECEIPTD_DB_CONNECTIONS`).
-        package var databaseConnections: Int
-        /// Finished jobs and their attempts older than this many seconds are deleted (`RECEIPTD_RETENTION`).
-        package var retention: Double
+        package var claimBatchSize = 100
+        /// Every connection the daemon opens besides its `LISTEN` connection: claiming, settling, lease work,
+        /// Google acknowledgements, the voided poll and Server API pacing (`RECEIPTD_DB_CONNECTIONS`). Eleven: the
+        /// eight of the daemon's own pool and the three its Google workers opened before they shared it.
+        package var databaseConnections = 11
+        /// Finished jobs and their attempts older than this are deleted (`RECEIPTD_RETENTION`).
+        package var retention: Duration = .seconds(30 * 86_400)
         /// Most jobs one retention pass deletes; small, so it never holds locks for long.
-        package var retentionBatch: Int
+        package var retentionBatch = 500
         /// When Apple is failing, claiming pauses.
-        package var circuitBreaker: CircuitBreaker.Configuration
+        package var circuitBreaker = CircuitBreaker.Configuration()
 
         /// What verified answers deliver under these settings.
         var planner: DeliveryPlanner {
-            DeliveryPlanner(purchaseSkewSeconds: purchaseSkew, expectedBundleID: expectedBundleID, sandbox: sandbox)
+            DeliveryPlanner(purchaseSkew: purchaseSkew, expectedBundleID: expectedBundleID, sandbox: sandbox)
         }
 
         /// Creates a configuration with the documented defaults.
-        package init(
-            concurrency: Int = 64,
-            maxAttempts: Int = 12,
-            backoff: Backoff = Backoff(base: 2, maximum: 3600),
-            pollInterval: Double = 1,
-            purchaseSkew: Double = 300,
-            expectedBundleID: String = "",
-            sandbox: SandboxPolicy = .accept,
-            lease: Double = 60,
-            shutdownGrace: Double = 25,
-            claimBatchSize: Int = 100,
-            databaseConnections: Int = 8,
-            circuitBreaker: CircuitBreaker.Configuration = .init(),
-            retention: Double = 30 * 86_400,
-            retentionBatch: Int = 500
-        ) {
-            self.retention = retention
-            self.retentionBatch = retentionBatch
-            self.circuitBreaker = circuitBreaker
-            self.concurrency = concurrency
-            self.maxAttempts = maxAttempts
-            self.backoff = backoff
-            self.pollInterval = pollInterval
-            self.purchaseSkew = purchaseSkew
-            self.expectedBundleID = expectedBundleID
-            self.sandbox = sandbox
-            self.lease = lease
-            self.shutdownGrace = shutdownGrace
-            self.claimBatchSize = claimBatchSize
-            self.databaseConnections = databaseConnections
-        }
+        package init() {}
     }
 }

@@ -144,11 +144,8 @@ extension DispatcherStateMachine.Settings {
             claimBatchSize: configuration.claimBatchSize,
             receipts: receipts,
             circuitBreaker: configuration.circuitBreaker,
-            listenWait: duration(configuration.pollInterval) * 5,
-            shutdownGrace: duration(configuration.shutdownGrace)
+            listenWait: configuration.pollInterval * 5,
+            shutdownGrace: configuration.shutdownGrace
         )
     }
 }
-
-/// A configuration time as a `Duration` (its fields are still seconds).
-private func duration(_ seconds: Double) -> Duration { .seconds(seconds) }

@@ -9,7 +9,8 @@ import ServiceLifecycle
 package final class ReceiptDaemon: Service {
     private let configuration: Configuration
     private let connectionString: String
-    private let store: JobStore
+    /// All the daemon's SQL, on one pool: its workers' too.
+    private let queue: PostgresJobQueue
     private let pool: DatabasePool
     private let runner: JobRunner
     private let logger: Logger
@@ -17,7 +18,7 @@ package final class ReceiptDaemon: Service {
     private let readiness = ReadinessSignal()
     /// The longest one attempt may rightly run: both Apple calls at their deadline, then recording for up to
     /// half the lease. Published with the heartbeat for `iap.stuck_jobs`.
-    private let attemptLimitSeconds: Double
+    private let attemptLimit: Duration
     /// How receipt jobs are verified, and so which store API they need.
     let receipts: ReceiptVerifierChoice
     /// Publishes the store APIs whose jobs this daemon's claims skip, for `receiptd status`.
@@ -38,19 +39,15 @@ package final class ReceiptDaemon: Service {
         logger[metadataKey: LogKey.daemon] = "\(identity)"
         self.configuration = configuration
         self.connectionString = connectionString
-        // Every statement of the daemon has an index to follow. Statistics lag behind a fresh or fast-growing
-        // table, and a generic plan cached while the ledger was small scanned all of it on every settle later.
-        // No statement waits long for a row a game server's open transaction holds: it fails as transient
-        // (SQLSTATE 55P03) and is tried again later, so heartbeats, claims, reclaims and settles keep going.
-        let lockTimeout = Int((JobStore.lockTimeout(lease: configuration.lease) * 1000).rounded())
-        let pool = DatabasePool(
+        // Every connection the daemon opens besides its LISTEN connection (RECEIPTD_DB_CONNECTIONS).
+        let pool = PostgresJobQueue.pool(
             connectionString: connectionString,
-            maximumConnections: configuration.databaseConnections,
-            sessionSettings: [("enable_seqscan", "off"), ("lock_timeout", "\(lockTimeout)ms")]
+            connections: configuration.databaseConnections,
+            lease: configuration.lease
         )
         self.pool = pool
-        // Half the connections settle; the rest claim, heartbeat and record failures.
-        self.store = JobStore(
+        // Half the connections settle; the rest claim, heartbeat, record failures and serve the workers.
+        let queue = PostgresJobQueue(
             pool: pool,
             owner: identity,
             planner: configuration.planner,
@@ -68,7 +65,7 @@ package final class ReceiptDaemon: Service {
                     requestTimeout: verifier.configuration.requestTimeout
                 ),
                 client: verifier.client,
-                pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate),
+                pacing: ServerAPIPacing(queue: queue, rate: storeKit.serverAPIRate),
                 signed: signed,
                 logger: logger
             )
@@ -103,7 +100,7 @@ package final class ReceiptDaemon: Service {
                 ),
                 .googlePurchase: GooglePurchaseVerifier(configuration: googlePlay, client: google, logger: logger),
             ],
-            store: store,
+            queue: queue,
             configuration: configuration,
             logger: logger,
             metrics: metrics
@@ -113,17 +110,16 @@ package final class ReceiptDaemon: Service {
             google.map { client in
                 [
                     GoogleFinalizer(
-                        connectionString: connectionString,
+                        queue: queue,
                         client: client,
-                        owner: identity,
                         backoff: configuration.backoff,
-                        pollInterval: .seconds(configuration.pollInterval),
+                        pollInterval: configuration.pollInterval,
                         lease: configuration.lease,
                         logger: logger,
                         metrics: metrics
                     ),
                     GoogleVoidedPoller(
-                        connectionString: connectionString,
+                        queue: queue,
                         client: client,
                         interval: googlePlay.voidedInterval,
                         logger: logger
@@ -133,7 +129,8 @@ package final class ReceiptDaemon: Service {
         self.metrics = metrics
         self.logger = logger
         self.receipts = storeKit.receiptVerifier
-        pausedAPIs = PausedAPIsPublisher(store: store, logger: logger)
+        self.queue = queue
+        pausedAPIs = PausedAPIsPublisher(queue: queue, logger: logger)
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
         // of its pages.
         let slotWait = ServerAPIPacing.defaultLongestWait
@@ -147,7 +144,7 @@ package final class ReceiptDaemon: Service {
         }
         // Google: the token endpoint, the lookup, and the lookup again with a renewed token.
         longestAttempt = max(longestAttempt, verifier.configuration.requestTimeout * 3)
-        attemptLimitSeconds = longestAttempt.seconds + configuration.lease / 2
+        attemptLimit = longestAttempt + configuration.lease / 2
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
@@ -155,7 +152,7 @@ package final class ReceiptDaemon: Service {
     package let companions: [any Service]
 
     /// This daemon's `locked_by` value.
-    package var identity: String { store.owner }
+    package var identity: String { queue.owner }
 
     /// Returns once the database has answered and `LISTEN` is up (or when the calling task is cancelled).
     ///
@@ -165,7 +162,17 @@ package final class ReceiptDaemon: Service {
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     package func run() async throws {
-        guard try await schemaIsCurrent() else { return }
+        let current: Bool
+        do {
+            current = try await schemaIsCurrent()
+        } catch {
+            await pool.close()
+            throw error
+        }
+        guard current else {
+            await pool.close()
+            return
+        }
         let (events, sink) = AsyncStream.makeStream(of: DaemonEvent.self)
         let wake = WakeSignal(events: sink)
         let inFlight = InFlightJobs()
@@ -174,7 +181,7 @@ package final class ReceiptDaemon: Service {
             await withDiscardingTaskGroup { group in
                 let listener = NotificationListener(
                     connectionString: connectionString,
-                    store: store,
+                    queue: queue,
                     logger: logger,
                     readiness: readiness,
                     metrics: metrics
@@ -191,8 +198,8 @@ package final class ReceiptDaemon: Service {
             sink.yield(.shutdown)
         }
         do {
-            let released = try await store.releaseUnfinished()
-            try await store.signOff()
+            let released = try await queue.releaseUnfinished()
+            try await queue.signOff()
             if released > 0 { logger.notice("returned unfinished jobs to pending", metadata: ["jobs": "\(released)"]) }
         } catch {
             logger.error(
@@ -208,19 +215,10 @@ package final class ReceiptDaemon: Service {
     /// Returns false when shutdown came first; throws `MigrationError.databaseIsBehind` for an old schema.
     /// A database a newer receiptd migrated further is fine: migrations only add.
     private func schemaIsCurrent() async throws -> Bool {
-        var pause = Duration.milliseconds(250)
-        var reported = false
+        var backoff = ReconnectBackoff()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let connection = try await PostgresConnection.connect(connectionString)
-                let version: Int
-                do {
-                    version = try await Migrator.schemaVersion(connection)
-                } catch {
-                    await connection.close()
-                    throw error
-                }
-                await connection.close()
+                let version = try await queue.schemaVersion()
                 guard version >= Migration.latestVersion else {
                     let error = MigrationError.databaseIsBehind(database: version, binary: Migration.latestVersion)
                     logger.critical("cannot start: \(error)")
@@ -228,15 +226,13 @@ package final class ReceiptDaemon: Service {
                 }
                 return true
             } catch let error as PostgresError where error.kind == .connection {
-                if !reported {
+                if backoff.failed() {
                     logger.error(
                         "database unreachable at start; retrying with backoff",
                         metadata: [LogKey.error: "\(error)"]
                     )
                 }
-                reported = true
-                try? await Task.sleep(for: pause)
-                pause = min(pause * 2, .seconds(10))
+                await backoff.wait()
             }
         }
         return false
@@ -244,18 +240,18 @@ package final class ReceiptDaemon: Service {
 
     /// Wakes the dispatcher every poll interval; refreshes heartbeats and reclaims lapsed leases.
     private func tick(wake: WakeSignal, inFlight: InFlightJobs) async {
-        var lastLeaseWork = ContinuousClock.now - .seconds(configuration.lease)
-        var databaseDown = false
+        var lastLeaseWork = ContinuousClock.now - configuration.lease
+        var database = ReconnectBackoff()
         while !Task.isCancelled {
-            try? await Task.sleep(for: .seconds(configuration.pollInterval))
+            try? await Task.sleep(for: configuration.pollInterval)
             wake.wake()
-            guard ContinuousClock.now - lastLeaseWork >= .seconds(configuration.lease / 4) else { continue }
+            guard ContinuousClock.now - lastLeaseWork >= configuration.lease / 4 else { continue }
             do {
-                try await store.heartbeat(jobs: inFlight.ids, attemptLimitSeconds: attemptLimitSeconds)
+                try await queue.heartbeat(jobs: inFlight.ids, attemptLimit: attemptLimit)
                 try await purgeOldJobs()
-                let queue = try await store.queueDepth()
-                metrics.queueDepth(due: queue.due, oldestDueAgeSeconds: queue.oldestDueAgeSeconds)
-                let reclaimed = try await store.reclaimExpired(
+                let depth = try await queue.queueDepth()
+                metrics.queueDepth(due: depth.due, oldestDueAgeSeconds: depth.oldestDueAge.seconds)
+                let reclaimed = try await queue.reclaimExpired(
                     lease: configuration.lease,
                     maxAttempts: configuration.maxAttempts,
                     inFlight: inFlight.ids
@@ -264,19 +260,17 @@ package final class ReceiptDaemon: Service {
                     logger.warning("reclaimed jobs of a daemon that stopped", metadata: ["jobs": "\(reclaimed)"])
                 }
                 lastLeaseWork = .now
-                if databaseDown {
+                if database.succeeded() {
                     logger.notice("database reachable again")
                     metrics.databaseReconnect()
                 }
-                databaseDown = false
             } catch {
-                if !databaseDown {
+                if database.failed() {
                     logger.error(
                         "heartbeat and lease work failed (database unreachable?)",
                         metadata: [LogKey.error: "\(error)"]
                     )
                 }
-                databaseDown = true
             }
         }
     }
@@ -284,7 +278,7 @@ package final class ReceiptDaemon: Service {
     /// One retention pass: a few small batches, so the ticker is never held up for long.
     private func purgeOldJobs() async throws {
         for _ in 0..<4 {
-            let deleted = try await store.purgeFinished(
+            let deleted = try await queue.purgeFinished(
                 retention: configuration.retention,
                 batch: configuration.retentionBatch
             )
@@ -294,7 +288,7 @@ package final class ReceiptDaemon: Service {
     }
 
     func claim(limit: Int, filter: ClaimFilter) async throws -> [ClaimedJob] {
-        try await store.claim(limit: limit, filter: filter)
+        try await queue.claim(limit: limit, filter: filter)
     }
     func process(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? {
         await runner.run(job, api: api, abort: abort)

@@ -81,11 +81,6 @@ package final class PostgresConnection: @unchecked Sendable {
         try await withSession { try $0.execute(sql, parameters) }
     }
 
-    /// True while libpq considers the connection usable.
-    package func isHealthy() async -> Bool {
-        (try? await Self.run(on: thread) { [self] in handle.map { PQstatus($0) == CONNECTION_OK } ?? false }) ?? false
-    }
-
     /// Closes the connection and stops its thread.
     package func close() async {
         _ = try? await Self.run(on: thread) { [self] in

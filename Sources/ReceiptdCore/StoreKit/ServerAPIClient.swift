@@ -355,9 +355,9 @@ final class ServerAPIClient: Sendable {
     /// Apple's `Retry-After` here is a UNIX time in milliseconds; a small number is taken as seconds to wait.
     static func retryAfterDate(_ value: String) -> Date? {
         guard let number = Double(value.trimmingCharacters(in: .whitespaces)), number >= 0 else { return nil }
-        let longest = Date() + ServerAPIPacing.longestBlock
+        let longest = Date() + ServerAPIPacing.longestBlock.seconds
         return number > 1e11
             ? min(Date(timeIntervalSince1970: number / 1000), longest)
-            : Date() + min(number, ServerAPIPacing.longestBlock)
+            : Date() + min(number, ServerAPIPacing.longestBlock.seconds)
     }
 }

@@ -7,30 +7,18 @@ package struct CircuitBreaker: Sendable {
     /// Thresholds and cool-downs.
     package struct Configuration: Sendable, Equatable {
         /// How many recent calls are judged.
-        package var window: Int
+        package var window = 20
         /// Fewer calls than this never open the breaker.
-        package var minimumCalls: Int
+        package var minimumCalls = 10
         /// Share of failed calls in the window that opens it.
-        package var failureRatio: Double
+        package var failureRatio = 0.5
         /// First cool-down, before jitter.
-        package var baseCooldown: Duration
+        package var baseCooldown: Duration = .seconds(2)
         /// Longest cool-down.
-        package var maximumCooldown: Duration
+        package var maximumCooldown: Duration = .seconds(60)
 
-        /// Creates a configuration; defaults open after 10 of the last 20 calls failed, for 2 s up to 60 s.
-        package init(
-            window: Int = 20,
-            minimumCalls: Int = 10,
-            failureRatio: Double = 0.5,
-            baseCooldown: Duration = .seconds(2),
-            maximumCooldown: Duration = .seconds(60)
-        ) {
-            self.window = window
-            self.minimumCalls = minimumCalls
-            self.failureRatio = failureRatio
-            self.baseCooldown = baseCooldown
-            self.maximumCooldown = maximumCooldown
-        }
+        /// Creates the defaults: open after 10 of the last 20 calls failed, for 2 s up to 60 s.
+        package init() {}
     }
 
     /// Where the breaker stands.

@@ -1,15 +1,15 @@
 /// Decides what a verified receipt delivers. A pure function of Apple's answer, the orders and the ledger.
 package struct DeliveryPlanner: Sendable {
-    /// Seconds a purchase may predate its order's checkout (clock skew between the game server and Apple).
-    package var purchaseSkewSeconds: Double
+    /// How long a purchase may predate its order's checkout (clock skew between the game server and Apple).
+    package var purchaseSkew: Duration
     /// The app's bundle id: a receipt of any other bundle delivers nothing (an empty one matches no receipt).
     package var expectedBundleID: String
     /// Whether sandbox purchases may deliver.
     package var sandbox: SandboxPolicy
 
     /// Creates a planner.
-    package init(purchaseSkewSeconds: Double, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
-        self.purchaseSkewSeconds = purchaseSkewSeconds
+    package init(purchaseSkew: Duration, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
+        self.purchaseSkew = purchaseSkew
         self.expectedBundleID = expectedBundleID
         self.sandbox = sandbox
     }
@@ -118,7 +118,7 @@ package struct DeliveryPlanner: Sendable {
 
     private func take(for order: OrderSnapshot, from available: inout [VerifiedPurchase]) -> [DeliveryPlan.Delivery] {
         var remaining = order.quantity - order.deliveredQuantity
-        let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkewSeconds * 1000) } ?? .min
+        let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkew.seconds * 1000) } ?? .min
         var paid: [DeliveryPlan.Delivery] = []
         var index = available.startIndex
         while remaining > 0, index < available.endIndex {

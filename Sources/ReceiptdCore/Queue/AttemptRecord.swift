@@ -58,22 +58,13 @@ package struct AttemptRecord: Sendable, Equatable {
             error = "abandoned: superseded, cancelled or shutting down"
         }
     }
-
-    /// The parameters `JobStore` binds for the attempt's columns, in order:
-    /// started_at, duration_ms, environment, apple_status, http_status, result, error_class, error.
-    var parameters: [any SQLParameter] {
-        [
-            startedAt.timeIntervalSince1970, durationMilliseconds, environment?.rawValue, appleStatus, httpStatus,
-            result.rawValue,
-            errorClass?.rawValue, error,
-        ]
-    }
 }
 
 extension AttemptRecord {
-    /// The attempt's columns as the fields of a `jsonb` row, for statements that write many attempts at once.
-    var jsonFields: [(String, JSONText.Value)] {
+    /// The attempt of `job` as a `jsonb` row of `PostgresJobQueue.insertAttempts`: the one way an attempt is written.
+    func row(of job: ClaimedJob) -> [(String, JSONText.Value)] {
         [
+            ("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)), ("attempt", .int(Int64(job.attempts))),
             ("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
             ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
             ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)),

@@ -1,23 +1,6 @@
 import Foundation
 
-/// One verified answer waiting to be settled.
-package struct VerifiedAnswer: Sendable {
-    /// The job Apple's answer belongs to.
-    package var job: ClaimedJob
-    /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
-    /// ledger reads and the plan).
-    package var transactions: [VerifiedPurchase]
-    /// The environment that gave it.
-    package var environment: AppleEnvironment
-    /// The attempt, written with the settle.
-    package var attempt: AttemptRecord
-    /// The store that gave it.
-    package var store: Store = .apple
-    /// For a Google purchase: the acknowledgement owed once it is delivered.
-    package var finalization: GoogleFinalization? = nil
-}
-
-extension JobStore {
+extension PostgresJobQueue {
     /// Settles verified answers in one transaction: ledger rows, every touched order, the jobs, their attempts,
     /// and the active jobs of orders these receipts completed. A job that is no longer ours is `.abandoned` and
     /// writes nothing. Results come in the order of `answers`.
@@ -25,7 +8,7 @@ extension JobStore {
     /// Two round trips for the whole batch: one pipeline locks and reads what the plans need, the other writes
     /// everything in one statement and commits. Settling many answers per statement and commit is what makes the
     /// job path cheap: statement start-up, not the rows, was most of the database's work per order.
-    package func recordVerified(_ answers: [VerifiedAnswer]) async throws -> [(Recording, DeliveryPlan?)] {
+    package func recordVerified(_ answers: [VerifiedAnswer]) async throws -> [Settlement] {
         // A concurrent delivery of the same transaction (for another user) makes a plan stale: plan again.
         for _ in 0..<5 {
             do {
@@ -57,11 +40,11 @@ extension JobStore {
     /// Settles a batch, each answer's own result. When a row lock held elsewhere (a game server's transaction
     /// left open) makes the batch time out, each answer is settled on its own: only those that need the locked
     /// rows fail (with the transient lock timeout), and the others of the batch are not held up by them.
-    func recordEach(_ answers: [VerifiedAnswer]) async -> [Result<(Recording, DeliveryPlan?), any Error>] {
+    func recordEach(_ answers: [VerifiedAnswer]) async -> [Result<Settlement, any Error>] {
         do {
             return try await recordVerified(answers).map { .success($0) }
         } catch let error as PostgresError where error.isLockTimeout && answers.count > 1 {
-            var results: [Result<(Recording, DeliveryPlan?), any Error>] = []
+            var results: [Result<Settlement, any Error>] = []
             for answer in answers {
                 do {
                     results.append(.success(try await recordVerified([answer])[0]))
@@ -93,7 +76,7 @@ extension JobStore {
         """,
         jobs: """
         SELECT id FROM iap.jobs
-        WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::bigint)) AND state = 'running' AND locked_by = $2
+        WHERE id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::bigint)) AND \(runningHere)
         ORDER BY id
         FOR UPDATE
         """,
@@ -112,9 +95,9 @@ extension JobStore {
         planner: DeliveryPlanner,
         unclaimedSince: Date?,
         in session: DatabaseSession
-    ) throws -> [(Recording, DeliveryPlan?)] {
+    ) throws -> [Settlement] {
         let transactions = answers.flatMap(\.transactions)
-        let read = try session.pipeline([
+        let reads = try session.pipeline([
             SQLStatement("BEGIN"),
             SQLStatement(
                 settleReads.orders,
@@ -127,19 +110,11 @@ extension JobStore {
             SQLStatement(settleReads.delivered, [JSONText.array(transactions.map(\.transactionID))]),
             SQLStatement(settleReads.owners, [JSONText.array(Array(Set(transactions.map(\.originalTransactionID))))]),
         ])
-        var ledger = LedgerView(
-            orders: try read[1].namedRows.map { row in
-                (try row.string("user_id"), try OrderSnapshot(row))
-            },
-            delivered: Set(read[3].rows.compactMap { $0[0] }),
-            owners: Dictionary(
-                try read[4].namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
-                uniquingKeysWith: { first, _ in first }
-            )
-        )
-        let running = Set(read[2].rows.compactMap { $0[0].flatMap { Int64($0) } })
+        let read = try SettleReading(reads)
+        var ledger = LedgerView(orders: read.orders, delivered: read.delivered, owners: read.owners)
+        let running = read.runningJobs
 
-        var results: [(Recording, DeliveryPlan?)] = []
+        var results: [Settlement] = []
         var settled: [(VerifiedAnswer, DeliveryPlan)] = []
         for answer in answers {
             // A job that is not ours any more, or whose order an earlier receipt of this batch completed
@@ -147,10 +122,10 @@ extension JobStore {
             guard running.contains(answer.job.id), !ledger.completed.contains(answer.job.order.orderID),
                 let plan = ledger.plan(answer, planner: planner)
             else {
-                results.append((.abandoned, nil))
+                results.append(Settlement(recording: .abandoned, plan: nil))
                 continue
             }
-            results.append((.recorded(.succeeded), plan))
+            results.append(Settlement(recording: .recorded(.succeeded), plan: plan))
             settled.append((answer, plan))
         }
         guard !settled.isEmpty else {
@@ -262,19 +237,20 @@ extension JobStore {
             SELECT order_id, job_id FROM jsonb_to_recordset($1::jsonb) AS p(order_id text, job_id bigint)
         ), closed AS (
             SELECT j.id, j.state, paid.job_id FROM iap.jobs j JOIN paid ON paid.order_id = j.order_id
-            WHERE j.order_id = ANY (ARRAY(SELECT order_id FROM paid)) AND j.state IN ('pending', 'running')
+            WHERE j.order_id = ANY (ARRAY(SELECT order_id FROM paid))
+              AND j.state IN ('\(JobState.pending.rawValue)', '\(JobState.running.rawValue)')
             FOR UPDATE OF j
         ), updated AS (
-            UPDATE iap.jobs j SET state = 'superseded', superseded_by = closed.job_id, finished_at = now(), locked_by = NULL
+            UPDATE iap.jobs j SET state = '\(JobState.superseded.rawValue)', superseded_by = closed.job_id, finished_at = now(), locked_by = NULL
             FROM closed WHERE j.id = closed.id
             RETURNING j.id
         )
-        SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = 'running'
+        SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = '\(JobState.running.rawValue)'
         """
 
     /// Verified purchases that paid no order, once each, unless bought before `$2` (`RECEIPTD_UNCLAIMED_SINCE`;
     /// NULL: when this database was first migrated), which an older system is taken to have delivered.
-    package static let recordUnclaimed = """
+    static let recordUnclaimed = """
         INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id,
                                             original_transaction_id)
         SELECT u.transaction_id, u.product_id, u.quantity, to_timestamp(u.purchase_ms / 1000.0), u.environment, u.user_id,
@@ -287,7 +263,7 @@ extension JobStore {
         """
 
     /// Tells game servers listening on `iap_verified` which orders just received goods: one JSON payload each.
-    package static let notifyVerified = """
+    static let notifyVerified = """
         SELECT pg_notify('iap_verified', payload) FROM jsonb_array_elements_text($1::jsonb) AS payload
         """
 
@@ -335,17 +311,12 @@ extension JobStore {
             WHERE o.order_id = ANY (ARRAY(SELECT jsonb_array_elements($3::jsonb) ->> 'order_id')) AND o.order_id = r.order_id
               AND o.outcome IS DISTINCT FROM 'full'
         ), finished AS (
-            UPDATE iap.jobs j SET state = 'succeeded', finished_at = now(), environment = f.environment, last_error = f.flag,
+            UPDATE iap.jobs j SET state = '\(JobState.succeeded.rawValue)', finished_at = now(), environment = f.environment, last_error = f.flag,
                 locked_by = NULL, heartbeat_at = NULL
             FROM jsonb_to_recordset($4::jsonb) AS f(id bigint, environment text, flag text)
             WHERE j.id = ANY (ARRAY(SELECT (jsonb_array_elements($4::jsonb) ->> 'id')::bigint)) AND j.id = f.id
         )
-        INSERT INTO iap.attempts \(attemptColumns)
-        SELECT a.job_id, a.order_id, a.attempt, $5, to_timestamp(a.started_ms / 1000.0), a.duration_ms, a.environment, a.apple_status,
-               a.http_status, a.result, a.error_class, a.error
-        FROM jsonb_to_recordset($6::jsonb) AS a(job_id bigint, order_id text, attempt int, started_ms bigint, duration_ms int,
-                                                 environment text, apple_status bigint, http_status int, result text,
-                                                 error_class text, error text)
+        \(insertAttempts(rows: 6, daemon: 5))
         """
 
     /// The owed acknowledgement's fields of a delivery row; none when nothing is owed.
@@ -416,12 +387,7 @@ extension JobStore {
                 ("flag", .optional(flag)),
             ]
         }
-        let attempts = settled.map { answer, _ -> [(String, JSONText.Value)] in
-            [
-                ("job_id", .int(answer.job.id)), ("order_id", .string(answer.job.order.orderID)),
-                ("attempt", .int(Int64(answer.job.attempts))),
-            ] + answer.attempt.jsonFields
-        }
+        let attempts = settled.map { answer, _ in answer.attempt.row(of: answer.job) }
         return SQLStatement(
             settleWrite,
             [

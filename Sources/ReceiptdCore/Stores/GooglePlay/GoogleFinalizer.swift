@@ -7,36 +7,29 @@ import ServiceLifecycle
 /// claimed for the daemon's lease, so a daemon that dies mid-call leaves it to the next; the lease is renewed
 /// row by row before each call, so a batch slower than one lease never has a row acknowledged twice.
 package final class GoogleFinalizer: Service {
-    private let pool: DatabasePool
+    private let queue: any JobQueue
     private let client: GooglePlayClient
-    private let owner: String
     private let backoff: Backoff
     private let pollInterval: Duration
     private let logger: Logger
     private let metrics: ReceiptdMetrics
-    /// Seconds after which a claimed row is another daemon's again (`RECEIPTD_LEASE`).
-    private let lease: Double
+    /// How long a claimed row stays this daemon's (`RECEIPTD_LEASE`).
+    private let lease: Duration
 
     init(
-        connectionString: String,
+        queue: any JobQueue,
         client: GooglePlayClient,
-        owner: String,
         backoff: Backoff,
         pollInterval: Duration,
-        lease: Double,
+        lease: Duration,
         logger: Logger,
         metrics: ReceiptdMetrics
     ) {
-        self.lease = lease
-        pool = DatabasePool(
-            connectionString: connectionString,
-            maximumConnections: 2,
-            sessionSettings: [("enable_seqscan", "off")]
-        )
+        self.queue = queue
         self.client = client
-        self.owner = owner
         self.backoff = backoff
         self.pollInterval = pollInterval
+        self.lease = lease
         self.logger = logger
         self.metrics = metrics
     }
@@ -45,9 +38,9 @@ package final class GoogleFinalizer: Service {
     package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
-                let owed = try await claim()
+                let owed = try await queue.claimFinalizations(limit: Self.batch, lease: lease)
                 for row in owed { await finalize(row) }
-                metrics.googleFinalizationsOverdue(try await overdue())
+                metrics.googleFinalizationsOverdue(try await queue.overdueFinalizations())
                 if owed.count == Self.batch { continue }
             } catch {
                 logger.warning(
@@ -57,62 +50,14 @@ package final class GoogleFinalizer: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
         }
-        await pool.close()
     }
 
     private static let batch = 20
 
-    private struct Owed {
-        var transactionID: String
-        var productID: String
-        var token: String
-        var action: GoogleFinalizeAction
-        var attempts: Int
-    }
-
-    private func claim() async throws -> [Owed] {
-        try await pool.execute(
-            """
-            WITH due AS (
-                SELECT transaction_id FROM iap.google_finalizations
-                WHERE done_at IS NULL AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-                ORDER BY run_at
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE iap.google_finalizations f
-            SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = f.attempts + 1
-            FROM due WHERE f.transaction_id = due.transaction_id
-            RETURNING f.transaction_id, f.product_id, f.purchase_token, f.action, f.attempts
-            """,
-            [owner, Self.batch, lease]
-        ).namedRows.map { row in
-            Owed(
-                transactionID: try row.string("transaction_id"),
-                productID: try row.string("product_id"),
-                token: try row.string("purchase_token"),
-                action: GoogleFinalizeAction(rawValue: try row.string("action")) ?? .acknowledge,
-                attempts: try row.int("attempts")
-            )
-        }
-    }
-
-    /// Renews the lease on `owed` for the call about to be made; false when the row is no longer this daemon's
-    /// (its lease ran out while earlier calls of the batch were made, and another daemon claimed it) or is done.
-    private func renewLease(_ owed: Owed) async throws -> Bool {
-        try await pool.execute(
-            """
-            UPDATE iap.google_finalizations SET locked_until = now() + make_interval(secs => $3)
-            WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
-            """,
-            [owed.transactionID, owner, lease]
-        ).affectedRows == 1
-    }
-
-    private func finalize(_ owed: Owed) async {
+    private func finalize(_ owed: OwedFinalization) async {
         // Checked before each call, not once per batch: the row may have become another daemon's meanwhile.
         do {
-            guard try await renewLease(owed) else {
+            guard try await queue.renewFinalizationLease(owed, lease: lease) else {
                 logger.debug(
                     "Google acknowledgement taken over by another daemon",
                     metadata: ["transaction": "\(owed.transactionID)"]
@@ -131,7 +76,7 @@ package final class GoogleFinalizer: Service {
             // A retry may follow a call Google received from a daemon that died before recording it: ask first, so a
             // purchase is acknowledged once.
             if owed.attempts > 1, try await alreadyFinalized(owed) {
-                try await markDone(owed)
+                try await queue.markFinalized(owed)
                 return
             }
             let answer = try await client.finalize(owed.action, productID: owed.productID, token: owed.token)
@@ -151,19 +96,12 @@ package final class GoogleFinalizer: Service {
                     "Google acknowledgement failed; retrying",
                     metadata: [
                         LogKey.error: "\(failure)", "transaction": "\(owed.transactionID)",
-                        "next": "in \(String(format: "%.1f", delay)) s",
+                        "next": "in \(String(format: "%.1f", delay.seconds)) s",
                     ]
                 )
-                try await pool.execute(
-                    """
-                    UPDATE iap.google_finalizations
-                    SET run_at = now() + make_interval(secs => $3), last_error = $4, locked_by = NULL, locked_until = NULL
-                    WHERE transaction_id = $1 AND locked_by = $2 AND done_at IS NULL
-                    """,
-                    [owed.transactionID, owner, delay, failure]
-                )
+                try await queue.recordFinalizationFailure(owed, retryAfter: delay, error: failure)
             } else {
-                try await markDone(owed)
+                try await queue.markFinalized(owed)
             }
         } catch {
             // The lease returns the row; Google accepts a second acknowledgement.
@@ -174,29 +112,13 @@ package final class GoogleFinalizer: Service {
         }
     }
 
-    private func markDone(_ owed: Owed) async throws {
-        try await pool.execute(
-            """
-            UPDATE iap.google_finalizations SET done_at = now(), last_error = NULL, locked_by = NULL, locked_until = NULL
-            WHERE transaction_id = $1 AND done_at IS NULL
-            """,
-            [owed.transactionID]
-        )
-    }
-
     /// Whether Google already reports the purchase acknowledged (or consumed).
-    private func alreadyFinalized(_ owed: Owed) async throws -> Bool {
+    private func alreadyFinalized(_ owed: OwedFinalization) async throws -> Bool {
         let answer = try await client.purchase(productID: owed.productID, token: owed.token)
         guard answer.status == 200,
             let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
         else { return false }
         let key = owed.action == .consume ? "consumptionState" : "acknowledgementState"
         return FlexibleJSON.integer(fields[key]) == 1
-    }
-
-    private func overdue() async throws -> Int {
-        try await pool.execute(
-            "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL AND overdue_at < now()"
-        ).first?.int("n") ?? 0
     }
 }

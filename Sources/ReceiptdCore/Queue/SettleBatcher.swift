@@ -4,7 +4,7 @@ import Synchronization
 /// commit does: an idle daemon settles each answer at once, a busy one settles many per statement and commit.
 /// No timer waits for a batch to fill, so batching never adds latency.
 final class SettleBatcher: Sendable {
-    typealias Settled = (JobStore.Recording, DeliveryPlan?)
+    typealias Settled = Settlement
 
     private struct Waiting {
         var answer: VerifiedAnswer

@@ -1,0 +1,26 @@
+/// What the settle's read pipeline (`PostgresJobQueue.settleReads`, after its `BEGIN`) found, by name.
+struct SettleReading {
+    /// The users' open orders and the jobs' own orders, locked, each with its user.
+    var orders: [(user: String, snapshot: OrderSnapshot)]
+    /// The batch's jobs that are still `running` under this daemon, locked.
+    var runningJobs: Set<Int64>
+    /// The batch's transactions already in the ledger.
+    var delivered: Set<String>
+    /// The first owner (user) of each original transaction the batch carries that has one.
+    var owners: [String: String]
+
+    /// Reads the results of `BEGIN`, `orders`, `jobs`, `delivered` and `owners`, in that order.
+    init(_ results: [QueryResult]) throws {
+        guard results.count == 5 else {
+            throw PostgresError(kind: .query, message: "settle reads: \(results.count) results, expected 5")
+        }
+        let (orderRows, jobRows, deliveredRows, ownerRows) = (results[1], results[2], results[3], results[4])
+        orders = try orderRows.namedRows.map { row in (try row.string("user_id"), try OrderSnapshot(row)) }
+        runningJobs = Set(try jobRows.namedRows.map { Int64(try $0.int("id")) })
+        delivered = Set(try deliveredRows.namedRows.map { try $0.string("transaction_id") })
+        owners = Dictionary(
+            try ownerRows.namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
+            uniquingKeysWith: { first, _ in first }
+        )
+    }
+}

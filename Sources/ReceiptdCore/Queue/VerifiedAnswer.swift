@@ -1,0 +1,18 @@
+import Foundation
+
+/// One verified answer waiting to be settled.
+package struct VerifiedAnswer: Sendable {
+    /// The job Apple's answer belongs to.
+    package var job: ClaimedJob
+    /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
+    /// ledger reads and the plan).
+    package var transactions: [VerifiedPurchase]
+    /// The environment that gave it.
+    package var environment: AppleEnvironment
+    /// The attempt, written with the settle.
+    package var attempt: AttemptRecord
+    /// The store that gave it.
+    package var store: Store = .apple
+    /// For a Google purchase: the acknowledgement owed once it is delivered.
+    package var finalization: GoogleFinalization? = nil
+}
