@@ -8,7 +8,7 @@ package struct VerifiedAnswer: Sendable {
     /// ledger reads and the plan).
     package var transactions: [VerifiedPurchase]
     /// The environment that gave it.
-    package var environment: AppleEnvironment
+    package var environment: StoreEnvironment
     /// The attempt, written with the settle.
     package var attempt: AttemptRecord
     /// The store that gave it.
@@ -354,7 +354,7 @@ extension JobStore {
         return [
             ("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
             ("purchase_token", .string(finalization.purchaseToken)),
-            ("overdue_s", .int(Int64(finalization.overdueSeconds.rounded()))),
+            ("overdue_s", .int(Int64(finalization.overdue.seconds.rounded()))),
         ]
     }
 

@@ -69,7 +69,6 @@ package final class ReceiptDaemon: Service {
                 ),
                 client: verifier.client,
                 pacing: ServerAPIPacing(pool: pool, rate: storeKit.serverAPIRate),
-                signed: signed,
                 logger: logger
             )
         }
@@ -79,6 +78,7 @@ package final class ReceiptDaemon: Service {
             case .serverAPI:
                 ReceiptHistoryVerifier(
                     serverAPI: serverAPI,
+                    signed: signed,
                     signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots)
                 )
             }
