@@ -76,6 +76,8 @@ let package = Package(
         .target(
             name: "FakeAppStore",
             dependencies: [
+                // Test support may use production code (its Base64URL), never the other way round.
+                "ReceiptdCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

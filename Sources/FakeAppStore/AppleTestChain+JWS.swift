@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ReceiptdCore
 
 extension AppleTestChain {
     /// Signs `payload` as a compact JWS the way Apple signs StoreKit 2 data:

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 
 /// The stand-in's Get Transaction History `revision`: opaque to clients (base64url), an offset into the history
 /// for the stand-in.

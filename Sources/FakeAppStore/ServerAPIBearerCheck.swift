@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import ReceiptdCore
 
 /// Checks the `Authorization` header of an App Store Server API call the way
 /// Apple documents its JWT: ES256, the key id, the issuer, the audience, the

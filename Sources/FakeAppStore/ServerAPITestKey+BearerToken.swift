@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 
 extension ServerAPITestKey {
     /// Mints an App Store Server API bearer token (ES256 JWT) the way the daemon should,

@@ -50,7 +50,7 @@ package struct DemoRun {
         _ = try await standIn.start()
         let googlePlay = GooglePlayStandIn(logger: logger)
         _ = try await googlePlay.start()
-        let client = HTTPClient.makeForApple(concurrency: 16)
+        let client = HTTPClient.makeForStores(concurrency: 16)
         do {
             let result = try await run(
                 database: postgres.connectionString(),
@@ -81,12 +81,18 @@ package struct DemoRun {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
         say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
-        let apple = AppleVerifier.Configuration(
-            productionURL: standIn.productionURL,
-            sandboxURL: standIn.sandboxURL,
-            sharedSecret: "demo-shared-secret",
-            requestTimeout: .seconds(10)
+        var apple = AppleVerifier.Configuration()
+        (apple.productionURL, apple.sandboxURL) = (standIn.productionURL, standIn.sandboxURL)
+        (apple.sharedSecret, apple.requestTimeout) = ("demo-shared-secret", .seconds(10))
+        var storeKit = StoreKitConfiguration()
+        storeKit.trustedRoots = [standIn.testChain.root]
+        storeKit.credentials = ServerAPICredentials(
+            issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+            keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
+            privateKey: serverAPIKey.privateKey
         )
+        (storeKit.serverAPIURL, storeKit.serverAPISandboxURL) = (standIn.serverAPIURL, standIn.serverAPISandboxURL)
+        storeKit.receiptRoots = [standIn.receiptChain.root]
         var configuration = ReceiptDaemon.Configuration()
         configuration.concurrency = 16
         configuration.backoff = Backoff(base: .milliseconds(200), maximum: .seconds(2))
@@ -98,17 +104,7 @@ package struct DemoRun {
             configuration: configuration,
             connectionString: database,
             verifier: AppleVerifier(configuration: apple, client: client),
-            storeKit: StoreKitConfiguration(
-                trustedRoots: [standIn.testChain.root],
-                credentials: ServerAPICredentials(
-                    issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
-                    keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
-                    privateKey: serverAPIKey.privateKey
-                ),
-                serverAPIURL: standIn.serverAPIURL,
-                serverAPISandboxURL: standIn.serverAPISandboxURL,
-                receiptRoots: [standIn.receiptChain.root]
-            ),
+            storeKit: storeKit,
             googlePlay: try googlePlayConfiguration(googlePlay),
             logger: logger
         )

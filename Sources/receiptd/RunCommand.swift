@@ -18,7 +18,7 @@ struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "receiptd")
         // Before anything creates a metric, so every metric lands in the exported registry.
         let registry = settings.metrics.map { _ in ReceiptdMetrics.bootstrapPrometheus() }
-        let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
+        let client = HTTPClient.makeForStores(concurrency: settings.daemon.concurrency)
         let daemon = ReceiptDaemon(
             configuration: settings.daemon,
             connectionString: settings.databaseURL,

@@ -126,6 +126,11 @@ struct StatusCommand: OperatorCommand {
         }
 
         sections.append(
+            "Waiting for a store to be configured: \(status.waitingForStoreConfiguration)"
+                + (status.waitingForStoreConfiguration > 0
+                    ? " (their last_error names the setting; see `receiptd jobs --state pending`)" : "")
+        )
+        sections.append(
             "Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"
                 + (status.suspiciousReceipts > 0
                     ? " (purchases first delivered to another user; see iap.suspicious_receipts)" : "")

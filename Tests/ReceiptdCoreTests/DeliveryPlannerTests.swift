@@ -51,7 +51,7 @@ import Testing
         AppleVerifyResponse(status: 0, receipt: .init(bundleID: bundle, inApp: entries), latestReceiptInfo: latest)
     }
 
-    private func verified(_ response: AppleVerifyResponse, _ environment: AppleEnvironment) -> VerifiedPurchases {
+    private func verified(_ response: AppleVerifyResponse, _ environment: StoreEnvironment) -> VerifiedPurchases {
         VerifiedPurchases(
             purchases: response.allTransactions,
             environment: environment,

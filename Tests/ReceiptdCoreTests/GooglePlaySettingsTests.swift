@@ -87,10 +87,10 @@ import _CryptoExtras
     }
 
     @Test func aPendingPurchaseIsAskedAboutLessOftenTheLongerItWaits() {
-        #expect(PendingSchedule.delay(afterWaiting: 0) == 60)
-        #expect(PendingSchedule.delay(afterWaiting: 1200) == 300)
-        #expect(PendingSchedule.delay(afterWaiting: 7200) == 900)
-        #expect(PendingSchedule.delay(afterWaiting: 2 * 86_400) == 3600)
+        #expect(PendingSchedule.delay(afterWaiting: .zero) == .seconds(60))
+        #expect(PendingSchedule.delay(afterWaiting: .seconds(1200)) == .seconds(300))
+        #expect(PendingSchedule.delay(afterWaiting: .seconds(7200)) == .seconds(900))
+        #expect(PendingSchedule.delay(afterWaiting: .seconds(2 * 86_400)) == .seconds(3600))
         #expect(GoogleVoidedPoller.reason(1) == "remorse" && GoogleVoidedPoller.reason(7) == "chargeback")
     }
 }

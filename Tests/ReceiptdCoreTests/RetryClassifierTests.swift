@@ -67,14 +67,14 @@ import Testing
         #expect(isRetry(RetryClassifier.classify(.garbled("html"), malformedAnswersSoFar: 0)))
         guard
             case .retry(let failure) = RetryClassifier.classify(
-                .httpStatus(429, retryAfter: 7),
+                .httpStatus(429, retryAfter: .seconds(7)),
                 malformedAnswersSoFar: 0
             )
         else {
             Issue.record("expected retry")
             return
         }
-        #expect(failure.notBefore == 7)
+        #expect(failure.notBefore == .seconds(7))
         #expect(failure.errorClass == .http)
     }
 

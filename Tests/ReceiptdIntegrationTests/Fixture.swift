@@ -51,12 +51,8 @@ struct Fixture: Sendable {
     /// Daemon settings for tests: fast polling and backoff, the stand-in as Apple.
     func settings(_ adjust: (inout ReceiptdSettings) -> Void = { _ in }) -> ReceiptdSettings {
         var settings = ReceiptdSettings(databaseURL: database.connectionString)
-        settings.apple = .init(
-            productionURL: standIn.productionURL,
-            sandboxURL: standIn.sandboxURL,
-            sharedSecret: Self.sharedSecret,
-            requestTimeout: .seconds(10)
-        )
+        (settings.apple.productionURL, settings.apple.sandboxURL) = (standIn.productionURL, standIn.sandboxURL)
+        (settings.apple.sharedSecret, settings.apple.requestTimeout) = (Self.sharedSecret, .seconds(10))
         settings.daemon = ReceiptDaemon.Configuration()
         settings.daemon.concurrency = 16
         settings.daemon.maxAttempts = 5
@@ -65,17 +61,16 @@ struct Fixture: Sendable {
         settings.daemon.expectedBundleID = SyntheticReceipt.defaultBundleID
         settings.daemon.lease = .seconds(30)
         settings.daemon.shutdownGrace = .seconds(1)
-        settings.storeKit = StoreKitConfiguration(
-            trustedRoots: [standIn.testChain.root],
-            credentials: ServerAPICredentials(
-                issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
-                keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
-                privateKey: serverAPIKey.privateKey
-            ),
-            serverAPIURL: standIn.serverAPIURL,
-            serverAPISandboxURL: standIn.serverAPISandboxURL,
-            receiptRoots: [standIn.receiptChain.root]
+        settings.storeKit.trustedRoots = [standIn.testChain.root]
+        settings.storeKit.credentials = ServerAPICredentials(
+            issuerID: AppStoreStandIn.Configuration.defaultServerAPIIssuerID,
+            keyID: AppStoreStandIn.Configuration.defaultServerAPIKeyID,
+            privateKey: serverAPIKey.privateKey
         )
+        (settings.storeKit.serverAPIURL, settings.storeKit.serverAPISandboxURL) = (
+            standIn.serverAPIURL, standIn.serverAPISandboxURL
+        )
+        settings.storeKit.receiptRoots = [standIn.receiptChain.root]
         adjust(&settings)
         return settings
     }
@@ -89,7 +84,7 @@ struct Fixture: Sendable {
         _ body: ([ReceiptDaemon]) async throws -> Void
     ) async throws {
         let settings = settings ?? self.settings()
-        let client = HTTPClient.makeForApple(concurrency: settings.daemon.concurrency)
+        let client = HTTPClient.makeForStores(concurrency: settings.daemon.concurrency)
         let daemons = (0..<count).map { _ in
             ReceiptDaemon(
                 configuration: settings.daemon,

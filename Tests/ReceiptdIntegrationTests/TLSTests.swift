@@ -57,7 +57,7 @@ import Testing
     @Test func appleClientRefusesACertificateTheSystemDoesNotTrust() async throws {
         try await Self.withAppleStandIn { certificates, server in
             // Exactly the client the daemon builds: the system trust store, which knows nothing of our CA.
-            let result = try await Self.verify(with: HTTPClient.makeForApple(concurrency: 1), at: server.url)
+            let result = try await Self.verify(with: HTTPClient.makeForStores(concurrency: 1), at: server.url)
             guard case .transport(let reason) = result else {
                 Issue.record("expected a transport failure, got \(result)")
                 return
@@ -150,10 +150,9 @@ import Testing
     /// One verification through `client`, which is shut down afterwards.
     private static func verify(with client: HTTPClient, at url: String) async throws -> AppleCallResult {
         // The client retries a refused handshake until this deadline, then fails with the reason.
-        let verifier = AppleVerifier(
-            configuration: .init(productionURL: url, sandboxURL: url, requestTimeout: .seconds(2)),
-            client: client
-        )
+        var configuration = AppleVerifier.Configuration()
+        (configuration.productionURL, configuration.sandboxURL, configuration.requestTimeout) = (url, url, .seconds(2))
+        let verifier = AppleVerifier(configuration: configuration, client: client)
         let result = await verifier.verify(receiptData: "AAAA")
         try await client.shutdown()
         return result

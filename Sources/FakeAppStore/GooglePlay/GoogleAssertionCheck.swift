@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 import _CryptoExtras
 
 /// Checks the assertion of an OAuth 2.0 JWT bearer grant the way Google's token endpoint does for a service

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 
 /// A purchase token the stand-in Google Play understands without registration: `synthetic.` and the base64url
 /// JSON of what `purchases.products.get` should answer, so tools in other processes can make them too.

@@ -13,7 +13,7 @@ struct JobRunner: Sendable {
     let logger: Logger
     let metrics: ReceiptdMetrics
 
-    /// Processes `job`, which needs `api` (nil: none); when `abort` fires first, the Apple request is cancelled,
+    /// Processes `job`, which needs `api` (nil: none); when `abort` fires first, the store request is cancelled,
     /// the abandoned attempt noted, and the job (if still ours) goes back to `pending`.
     /// Returns what the attempt says about `api`'s health, for its circuit breaker.
     func run(_ job: ClaimedJob, api: StoreAPI?, abort: AbortSignal) async -> Bool? {
@@ -37,7 +37,10 @@ struct JobRunner: Sendable {
         }
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
-            logger.info("Apple request abandoned: the job was superseded or cancelled, or the daemon is stopping")
+            logger.info(
+                "store request abandoned: the job was superseded or cancelled, or the daemon is stopping",
+                metadata: ["api": "\(api?.rawValue ?? "none")"]
+            )
             try? await queue.recordAbandoned(
                 job,
                 attempt: AttemptRecord(startedAt: startedAt, duration: elapsed, attempt: nil)
@@ -45,11 +48,10 @@ struct JobRunner: Sendable {
             await release(job, logger: logger)
             return nil
         }
-        if case .postpone(let seconds, let reason) = answer.verdict {
-            logger.debug("job postponed", metadata: [LogKey.error: "\(reason)", "seconds": "\(seconds)"])
+        if case .postpone(let wait, let reason) = answer.verdict {
+            logger.debug("job postponed", metadata: [LogKey.error: "\(reason)", "seconds": "\(wait.seconds)"])
             do {
-                // The verdict's seconds (a store-side type) become a Duration here.
-                _ = try await queue.postpone(job, for: .seconds(seconds), reason: reason)
+                _ = try await queue.postpone(job, for: wait, reason: reason)
             } catch {
                 logger.warning("could not postpone the job; its lease returns it", metadata: [LogKey.error: "\(error)"])
             }
@@ -65,7 +67,7 @@ struct JobRunner: Sendable {
             )
         }
         await record(answer.verdict, attempt: attempt, for: job, logger: logger)
-        return answer.calledStore ? attempt.appleHealthy : nil
+        return answer.calledStore ? attempt.storeHealthy : nil
     }
 
     /// Writes the verdict, retrying while the database is unreachable or a row it needs is locked by another
@@ -261,10 +263,7 @@ struct JobRunner: Sendable {
             let drawn = configuration.backoff.delay(afterAttempt: job.attempts)
             // Retry-After is honoured, up to an hour or the backoff cap if that is longer.
             let longest = max(configuration.backoff.maximum, .seconds(3600))
-            let asked = failure.notBefore.flatMap {
-                $0.isNaN ? nil : Duration.seconds(min(max($0, 0), longest.seconds))
-            }
-            let delay = max(drawn, asked ?? .zero)
+            let delay = max(drawn, min(failure.notBefore ?? .zero, longest))
             let recording = try await queue.recordRetry(
                 job,
                 failure: failure,

@@ -66,7 +66,6 @@ package final class ReceiptDaemon: Service {
                 ),
                 client: verifier.client,
                 pacing: ServerAPIPacing(queue: queue, rate: storeKit.serverAPIRate),
-                signed: signed,
                 logger: logger
             )
         }
@@ -76,6 +75,7 @@ package final class ReceiptDaemon: Service {
             case .serverAPI:
                 ReceiptHistoryVerifier(
                     serverAPI: serverAPI,
+                    signed: signed,
                     signatures: ReceiptSignatureVerifier(roots: storeKit.receiptRoots)
                 )
             }

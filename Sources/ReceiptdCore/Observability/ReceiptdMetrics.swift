@@ -70,7 +70,7 @@ package struct ReceiptdMetrics: Sendable {
     }
 
     /// One call to `api` took `seconds` and ended well (`failure` nil, labelled `ok`) or with `failure`.
-    package func appleRequest(environment: AppleEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
+    package func appleRequest(environment: StoreEnvironment, api: StoreAPI, failure: ErrorClass?, seconds: Double) {
         Timer(
             label: Name.appleRequestDuration,
             dimensions: [

@@ -59,6 +59,14 @@ package struct OperatorQueries: Sendable {
                            (SELECT count(*) FROM iap.orders WHERE delivered_quantity > quantity) AS overpaid
                     """
                 )
+                // Jobs waiting for their store's settings: every such `last_error` holds the one marker.
+                let unconfigured = try session.execute(
+                    """
+                    SELECT count(*) AS n FROM iap.jobs
+                    WHERE state = '\(JobState.pending.rawValue)' AND strpos(last_error, $1) > 0
+                    """,
+                    [StoreNotConfigured.marker]
+                )
                 let blocked = try session.execute(
                     """
                     SELECT api, \(Self.utc("blocked_until")) AS blocked_until, ceil(extract(epoch FROM blocked_until - now()))::int AS remaining
@@ -107,6 +115,7 @@ package struct OperatorQueries: Sendable {
                     productionDeliveries: try counts.first?.int("production") ?? 0,
                     sandboxDeliveries: try counts.first?.int("sandbox") ?? 0,
                     suspiciousReceipts: try counts.first?.int("suspicious") ?? 0,
+                    waitingForStoreConfiguration: try unconfigured.first?.int("n") ?? 0,
                     blockedAPIs: try blocked.namedRows.map {
                         QueueStatus.BlockedAPI(
                             api: try $0.string("api"),

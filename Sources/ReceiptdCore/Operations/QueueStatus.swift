@@ -133,6 +133,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     /// Jobs of the last 24 hours whose receipts carried purchases first delivered to another user
     /// (`iap.suspicious_receipts`).
     package var suspiciousReceipts: Int
+    /// Pending jobs waiting for their store to be configured (no App Store Server API key, no Google Play
+    /// service account): they use up no attempts, and their `last_error` names the setting.
+    package var waitingForStoreConfiguration = 0
     /// APIs blocked by a `Retry-After` right now.
     package var blockedAPIs: [BlockedAPI] = []
     /// The voided-purchases poll of each package that has one.

@@ -19,9 +19,9 @@ package struct AttemptRecord: Sendable, Equatable {
     /// How long the Apple calls took.
     package var durationMilliseconds: Int
     /// The environment that answered with JSON, if one did.
-    package var environment: AppleEnvironment?
-    /// Apple's JSON status, if there was one.
-    package var appleStatus: Int?
+    package var environment: StoreEnvironment?
+    /// The store's own status or error code, if it gave one (the `apple_status` column).
+    package var storeStatus: Int?
     /// The HTTP status, if an HTTP answer came.
     package var httpStatus: Int?
     /// How the attempt ended.
@@ -38,7 +38,7 @@ package struct AttemptRecord: Sendable, Equatable {
             duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         )
         environment = attempt?.environment
-        appleStatus = attempt?.storeStatus
+        storeStatus = attempt?.storeStatus
         httpStatus = attempt?.httpStatus
         switch attempt?.verdict {
         case .verified: result = .verified
@@ -67,14 +67,14 @@ extension AttemptRecord {
             ("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)), ("attempt", .int(Int64(job.attempts))),
             ("started_ms", .int(Int64((startedAt.timeIntervalSince1970 * 1000).rounded()))),
             ("duration_ms", .int(Int64(durationMilliseconds))), ("environment", .optional(environment?.rawValue)),
-            ("apple_status", .optional(appleStatus)), ("http_status", .optional(httpStatus)),
+            ("apple_status", .optional(storeStatus)), ("http_status", .optional(httpStatus)),
             ("result", .string(result.rawValue)),
             ("error_class", .optional(errorClass?.rawValue)), ("error", .optional(error)),
         ]
     }
 
-    /// Whether this attempt says Apple is answering (`true`), failing (`false`), or nothing about it (`nil`).
-    var appleHealthy: Bool? {
+    /// Whether this attempt says the store is answering (`true`), failing (`false`), or nothing about it (`nil`).
+    var storeHealthy: Bool? {
         switch result {
         case .verified, .rejected: true
         case .retry: errorClass == .malformed ? nil : false

@@ -325,7 +325,7 @@ extension PostgresJobQueue {
         return [
             ("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
             ("purchase_token", .string(finalization.purchaseToken)),
-            ("overdue_s", .int(Int64(finalization.overdueSeconds.rounded()))),
+            ("overdue_s", .int(Int64(finalization.overdue.seconds.rounded()))),
         ]
     }
 

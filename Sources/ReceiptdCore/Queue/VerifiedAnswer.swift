@@ -2,13 +2,13 @@ import Foundation
 
 /// One verified answer waiting to be settled.
 package struct VerifiedAnswer: Sendable {
-    /// The job Apple's answer belongs to.
+    /// The job the store's answer belongs to.
     package var job: ClaimedJob
     /// The answer's transactions, each once (`AppleVerifyResponse.allTransactions`, merged once for the log, the
     /// ledger reads and the plan).
     package var transactions: [VerifiedPurchase]
     /// The environment that gave it.
-    package var environment: AppleEnvironment
+    package var environment: StoreEnvironment
     /// The attempt, written with the settle.
     package var attempt: AttemptRecord
     /// The store that gave it.

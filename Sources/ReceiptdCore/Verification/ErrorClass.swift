@@ -2,13 +2,14 @@
 package enum ErrorClass: String, Sendable, Codable, CaseIterable {
     /// The connection failed, was reset, or no complete answer came in time.
     case transport
-    /// Apple answered with an HTTP status other than 200.
+    /// The store answered with an HTTP status other than 200 (and no error of its own to go by).
     case http
-    /// A 200 whose body is not Apple's JSON, or lacks what status 0 must carry.
+    /// A 200 whose body is not the store's JSON, or lacks what it must carry.
     case garbled
     /// Status 21002, retried a few times.
     case malformed
-    /// A status Apple documents as temporary (21005, 21009, 21100–21199, a redirect loop).
+    /// A status or error code the App Store documents as temporary (21005, 21009, 21100–21199, a redirect loop,
+    /// the Server API's retryable codes); the name is the `error_class` value.
     case appleStatus = "apple_status"
     /// The store refused our credentials (App Store Server API HTTP 401), or none are configured.
     case credentials

@@ -4,12 +4,12 @@ package enum OrderOutcome: String, Sendable, Equatable, CaseIterable {
     case full
     /// Some, not all, was delivered.
     case partial
-    /// Apple said valid, but the receipt holds no purchases (the trace of a faked purchase, or a stale receipt).
+    /// The store said valid, but the answer holds no purchases (the trace of a faked purchase, or a stale receipt).
     case noInApp = "no_in_app"
     /// Purchases exist, but none pays this order.
     case unmatched
-    /// Apple rejected the receipt, or it belongs to another app.
+    /// The store rejected the input, or it belongs to another app.
     case invalid
-    /// Apple could not be asked successfully within the allowed attempts.
+    /// The store could not be asked successfully within the allowed attempts.
     case failed
 }

@@ -10,7 +10,7 @@ struct VerificationAttempt: Sendable {
     /// What to do with the job.
     var verdict: Verdict
     /// The environment whose answer decided, if one did.
-    var environment: AppleEnvironment?
+    var environment: StoreEnvironment?
     /// The store's own status or error code, if it gave one.
     var storeStatus: Int?
     /// The HTTP status of the deciding answer, if an HTTP answer came.

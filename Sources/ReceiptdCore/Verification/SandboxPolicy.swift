@@ -1,4 +1,4 @@
-/// What a purchase made in Apple's sandbox may deliver (`RECEIPTD_SANDBOX`).
+/// What a sandbox purchase (Apple's sandbox, a Google test purchase) may deliver (`RECEIPTD_SANDBOX`).
 package enum SandboxPolicy: String, Sendable, CaseIterable {
     /// Sandbox purchases deliver like real ones: App Review tests production builds in the sandbox.
     case accept

@@ -3,7 +3,8 @@ import Foundation
 /// One purchase a store vouched for, reduced to what delivery needs: the store-neutral value the outcome
 /// rules take, whether it came from a receipt's `in_app` / `latest_receipt_info` or a signed transaction.
 package struct VerifiedPurchase: Sendable, Equatable {
-    /// `transaction_id` / `transactionId`; Apple's are decimal strings, forged ones have been seen as UUIDs.
+    /// The ledger id: Apple's `transaction_id` / `transactionId` (decimal; forged ones have been seen as UUIDs), or
+    /// Google's (`GoogleLedgerID`).
     package var transactionID: String
     /// `original_transaction_id`, or the transaction's own id when absent: the purchase a restore or renewal goes back to.
     package var originalTransactionID: String

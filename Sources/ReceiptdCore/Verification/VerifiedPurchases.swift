@@ -4,7 +4,7 @@ package struct VerifiedPurchases: Sendable, Equatable {
     /// The purchases, each transaction once.
     package var purchases: [VerifiedPurchase]
     /// The store environment that vouched for them.
-    package var environment: AppleEnvironment
+    package var environment: StoreEnvironment
     /// The app the answer is for, as the store named it.
     package var bundleID: String?
     /// The store that answered.
@@ -15,7 +15,7 @@ package struct VerifiedPurchases: Sendable, Equatable {
     /// Creates a value.
     package init(
         purchases: [VerifiedPurchase],
-        environment: AppleEnvironment,
+        environment: StoreEnvironment,
         bundleID: String?,
         store: Store = .apple,
         finalization: GoogleFinalization? = nil

@@ -115,10 +115,7 @@ package final class GoogleFinalizer: Service {
     /// Whether Google already reports the purchase acknowledged (or consumed).
     private func alreadyFinalized(_ owed: OwedFinalization) async throws -> Bool {
         let answer = try await client.purchase(productID: owed.productID, token: owed.token)
-        guard answer.status == 200,
-            let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any]
-        else { return false }
-        let key = owed.action == .consume ? "consumptionState" : "acknowledgementState"
-        return FlexibleJSON.integer(fields[key]) == 1
+        guard answer.status == 200, let purchase = answer.decoded(GoogleProductPurchase.self) else { return false }
+        return purchase.isFinalized(by: owed.action)
     }
 }

@@ -97,26 +97,21 @@ package final class GoogleVoidedPoller: Service {
             guard answer.status == 200 else {
                 throw VoidedPollFailure(status: answer.status, message: answer.errorMessage, startTime: start)
             }
-            let fields = (try? JSONSerialization.jsonObject(with: answer.body)) as? [String: Any] ?? [:]
-            let voided = (fields["voidedPurchases"] as? [[String: Any]]) ?? []
+            let page = answer.decoded(GoogleVoidedPurchasesPage.self)
             var rows: [VoidedDelivery] = []
-            for entry in voided {
-                guard let token = entry["purchaseToken"] as? String else { continue }
-                let orderID = GooglePurchaseVerifier.ledgerID(orderID: entry["orderId"], token: token)
-                let voidedAt = FlexibleJSON.integer(entry["voidedTimeMillis"]) ?? end
+            for entry in page?.entries ?? [] {
+                let voidedAt = entry.voidedTimeMilliseconds ?? end
                 latest = max(latest ?? voidedAt, voidedAt)
                 rows.append(
                     VoidedDelivery(
-                        transactionID: orderID,
+                        transactionID: entry.ledgerID,
                         voidedAtMilliseconds: voidedAt,
-                        reason: Self.reason(FlexibleJSON.integer(entry["voidedReason"]))
+                        reason: Self.reason(entry.voidedReason)
                     )
                 )
             }
             recorded += try await cursor.markVoided(rows)
-            pageToken = ((fields["tokenPagination"] as? [String: Any])?["nextPageToken"] as? String).flatMap {
-                $0.isEmpty ? nil : $0
-            }
+            pageToken = page?.nextPageToken
         } while pageToken != nil
         // Next time from the newest voiding seen (the list is by voidedTime, and a row marked twice changes nothing),
         // or from this poll's end when nothing was voided, so the cursor never falls behind what Google accepts.

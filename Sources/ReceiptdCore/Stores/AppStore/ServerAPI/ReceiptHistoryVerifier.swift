@@ -5,6 +5,8 @@
 struct ReceiptHistoryVerifier: PurchaseVerifier {
     /// `nil` when no Server API key is configured (settings refuse that at start): jobs then wait with a clear error.
     let serverAPI: ServerAPIClient?
+    /// Verifies each transaction of the history Apple sends.
+    let signed: SignedTransactionVerifier
     /// Checks the receipt's PKCS#7 signature before anything is looked up: an id in a receipt nobody signed
     /// would name any player's purchase.
     let signatures: ReceiptSignatureVerifier
@@ -37,6 +39,6 @@ struct ReceiptHistoryVerifier: PurchaseVerifier {
         guard let serverAPI else {
             return TransactionVerifier.missingCredentials(for: "RECEIPTD_RECEIPT_VERIFIER=server_api")
         }
-        return await serverAPI.history(id, fallbackBundleID: receipt.bundleID)
+        return await Self.history(id, fallbackBundleID: receipt.bundleID, with: serverAPI, signed: signed)
     }
 }

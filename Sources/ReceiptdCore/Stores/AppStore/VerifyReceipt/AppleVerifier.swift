@@ -7,31 +7,19 @@ import NIOHTTP1
 package struct AppleVerifier: Sendable {
     /// Endpoints, secret and limits.
     package struct Configuration: Sendable {
-        /// Production verifyReceipt URL.
-        package var productionURL: String
-        /// Sandbox verifyReceipt URL.
-        package var sandboxURL: String
+        /// Production verifyReceipt URL (`APPLE_VERIFY_URL`).
+        package var productionURL = "https://buy.itunes.apple.com/verifyReceipt"
+        /// Sandbox verifyReceipt URL (`APPLE_SANDBOX_VERIFY_URL`).
+        package var sandboxURL = "https://sandbox.itunes.apple.com/verifyReceipt"
         /// App shared secret, sent as `password`; omitted when `nil`.
-        package var sharedSecret: String?
+        package var sharedSecret: String? = nil
         /// Deadline for one HTTP call, connect included.
-        package var requestTimeout: Duration
+        package var requestTimeout: Duration = .seconds(30)
         /// Larger answers are treated as a transient failure.
-        package var maximumBodyBytes: Int
+        package var maximumBodyBytes = 4 << 20
 
-        /// Creates a configuration with Apple's endpoints and a 30 s timeout by default.
-        package init(
-            productionURL: String = "https://buy.itunes.apple.com/verifyReceipt",
-            sandboxURL: String = "https://sandbox.itunes.apple.com/verifyReceipt",
-            sharedSecret: String? = nil,
-            requestTimeout: Duration = .seconds(30),
-            maximumBodyBytes: Int = 4 << 20
-        ) {
-            self.productionURL = productionURL
-            self.sandboxURL = sandboxURL
-            self.sharedSecret = sharedSecret
-            self.requestTimeout = requestTimeout
-            self.maximumBodyBytes = maximumBodyBytes
-        }
+        /// Creates a configuration with the defaults above: Apple's endpoints, no secret, a 30 s timeout.
+        package init() {}
     }
 
     let configuration: Configuration
@@ -63,7 +51,7 @@ package struct AppleVerifier: Sendable {
 
     /// One call, bounded as a whole (head and body) by the request timeout: a body that drips in slowly
     /// would otherwise hold the request open far past it.
-    private func call(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
+    private func call(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
         let timeout = configuration.requestTimeout
         return await withTaskGroup(of: AppleCallResult?.self) { group in
             group.addTask { await self.exchange(environment, receiptData: receiptData) }
@@ -84,7 +72,7 @@ package struct AppleVerifier: Sendable {
         }
     }
 
-    private func exchange(_ environment: AppleEnvironment, receiptData: String) async -> AppleCallResult {
+    private func exchange(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
         let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
         var request = HTTPClientRequest(url: url)
         request.method = .POST
@@ -93,7 +81,7 @@ package struct AppleVerifier: Sendable {
         do {
             let response = try await client.execute(request, timeout: .init(configuration.requestTimeout))
             guard response.status == .ok else {
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.seconds(from: $0) }
+                let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.delay(from: $0) }
                 return .httpStatus(Int(response.status.code), retryAfter: retryAfter)
             }
             let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
@@ -121,12 +109,5 @@ package struct AppleVerifier: Sendable {
     private static func describe(_ error: any Error) -> String {
         if let error = error as? HTTPClientError { return "\(error)" }
         return "\(type(of: error)): \(error)"
-    }
-}
-
-extension TimeAmount {
-    init(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        self = .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
     }
 }

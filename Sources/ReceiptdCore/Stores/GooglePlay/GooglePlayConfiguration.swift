@@ -14,18 +14,19 @@ package struct GooglePlayConfiguration: Sendable {
     /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: an acknowledgement still owed this long after delivery shows in
     /// `iap.stuck_jobs` and the `receiptd_google_finalizations_overdue` gauge.
     package var finalizeOverdue: Duration = .seconds(3600)
-    /// Why Google jobs cannot run now (a setting missing, the key file unreadable): they wait with this as
-    /// `last_error`. Computed from the fields unless set.
+    /// Why Google jobs cannot run now although the settings are there (the key file unreadable): what to do,
+    /// for `last_error`. Computed from the fields unless set.
     package var problem: String? = nil
 
     /// Creates a configuration with the defaults above.
     package init() {}
 
-    /// Why Google jobs must wait, or `nil` when they can run.
+    /// Why Google jobs must wait, as what to do (the rest of "Google Play is not configured: …"), or `nil` when
+    /// they can run.
     var unavailable: String? {
         if let problem { return problem }
-        if serviceAccount == nil { return "Google Play is not configured: set GOOGLE_SERVICE_ACCOUNT_FILE" }
-        if packageName == nil { return "Google Play is not configured: set GOOGLE_PLAY_PACKAGE_NAME" }
+        if serviceAccount == nil { return "set GOOGLE_SERVICE_ACCOUNT_FILE" }
+        if packageName == nil { return "set GOOGLE_PLAY_PACKAGE_NAME" }
         return nil
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 
-/// The unpadded base64url alphabet of JOSE (RFC 7515 §2), over Foundation's base64.
-enum Base64URL {
+/// The unpadded base64url alphabet of JOSE (RFC 7515 §2), over Foundation's base64: every part of a JWS and a
+/// JWT. The stand-in stores use this one too, to sign what they answer and check what they are sent.
+package enum Base64URL {
     /// Encodes bytes without padding.
-    static func encode(_ bytes: some DataProtocol) -> String {
+    package static func encode(_ bytes: some DataProtocol) -> String {
         var text = Data(bytes).base64EncodedString()
         text = text.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
         while text.last == "=" {
@@ -13,7 +14,7 @@ enum Base64URL {
     }
 
     /// Decodes unpadded (or padded) base64url; `nil` when the text is not base64url.
-    static func decode(_ text: some StringProtocol) -> Data? {
+    package static func decode(_ text: some StringProtocol) -> Data? {
         // Standard base64 characters are not base64url: refuse them rather than accept two alphabets.
         guard !text.contains(where: { $0 == "+" || $0 == "/" }) else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")

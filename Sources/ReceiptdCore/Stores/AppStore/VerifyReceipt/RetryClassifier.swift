@@ -19,7 +19,7 @@ package enum RetryClassifier {
 
     private static func classify(
         _ response: AppleVerifyResponse,
-        environment: AppleEnvironment,
+        environment: StoreEnvironment,
         malformedAnswersSoFar: Int
     ) -> Verdict {
         let status = response.status

@@ -24,23 +24,5 @@ package struct StoreKitConfiguration: Sendable {
     package var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
 
     /// Creates a configuration with the defaults above.
-    package init(
-        trustedRoots: [Certificate] = [AppleRootCertificates.rootG3],
-        credentials: ServerAPICredentials? = nil,
-        serverAPIURL: String = "https://api.storekit.apple.com",
-        serverAPISandboxURL: String = "https://api.storekit-sandbox.apple.com",
-        serverAPIRate: Int = 50,
-        receiptVerifier: ReceiptVerifierChoice = .verifyReceipt,
-        transactionIDWithoutToken: TransactionIDTokenPolicy = .reject,
-        receiptRoots: [Certificate] = [AppleRootCertificates.appleIncRoot]
-    ) {
-        self.trustedRoots = trustedRoots
-        self.credentials = credentials
-        self.serverAPIURL = serverAPIURL
-        self.serverAPISandboxURL = serverAPISandboxURL
-        self.serverAPIRate = serverAPIRate
-        self.receiptVerifier = receiptVerifier
-        self.transactionIDWithoutToken = transactionIDWithoutToken
-        self.receiptRoots = receiptRoots
-    }
+    package init() {}
 }

@@ -17,13 +17,12 @@ package struct GoogleFinalization: Sendable, Equatable {
     package var productID: String
     /// Acknowledge or consume.
     package var action: GoogleFinalizeAction
-    /// Seconds after delivery from which a call still owed shows in `iap.stuck_jobs`.
-    package var overdueSeconds: Double
+    /// Time after delivery from which a call still owed shows in `iap.stuck_jobs` (`GOOGLE_PLAY_FINALIZE_OVERDUE`).
+    package var overdue: Duration
 
     /// Creates one.
-    package init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdueSeconds: Double = 3600)
-    {
-        self.overdueSeconds = overdueSeconds
+    package init(purchaseToken: String, productID: String, action: GoogleFinalizeAction, overdue: Duration) {
+        self.overdue = overdue
         self.purchaseToken = purchaseToken
         self.productID = productID
         self.action = action

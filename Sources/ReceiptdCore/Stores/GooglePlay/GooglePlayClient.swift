@@ -16,6 +16,11 @@ final class GooglePlayClient: Sendable {
             let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
             return ((fields?["error"] as? [String: Any])?["message"] as? String).map { String($0.prefix(200)) }
         }
+
+        /// The body read as `type`, or `nil` when it is not that.
+        func decoded<Body: Decodable>(_ type: Body.Type) -> Body? {
+            try? JSONDecoder().decode(type, from: body)
+        }
     }
 
     let packageName: String
@@ -32,7 +37,7 @@ final class GooglePlayClient: Sendable {
         tokens = GoogleAccessTokens(account: account, client: client, timeout: timeout)
     }
 
-    /// `purchases.products.get`.
+    /// `purchases.products.get`; a 200's body reads as a `GoogleProductPurchase`.
     func purchase(productID: String, token: String) async throws -> Answer {
         try await send(.GET, productPath(productID, token))
     }
@@ -42,7 +47,8 @@ final class GooglePlayClient: Sendable {
         try await send(.POST, productPath(productID, token) + ":" + action.rawValue, body: "{}")
     }
 
-    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page.
+    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page; a 200's body reads as
+    /// a `GoogleVoidedPurchasesPage`.
     func voided(startTime: Int64, endTime: Int64, pageToken: String?) async throws -> Answer {
         var path =
             "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"

@@ -1,0 +1,109 @@
+/// Sorts one `purchases.products.get` answer into a verdict: a pure function of the HTTP status, Google's error
+/// message and the decoded purchase, tested without I/O.
+enum GooglePlayClassifier {
+    /// What the answer is about: the job's token and product, and how long the job has existed.
+    struct Lookup: Sendable {
+        /// The purchase token asked about.
+        var token: String
+        /// The product it was asked under.
+        var productID: String
+        /// Time since the job was enqueued, which sets how soon a pending purchase is asked about again.
+        var waited: Duration
+    }
+
+    /// The attempt `status` earns: with a 200, `purchase` is its decoded body (`nil` when it could not be read);
+    /// otherwise `errorMessage` is Google's `error.message` and `retryAfter` its `Retry-After`.
+    static func classify(
+        status: Int,
+        purchase: GoogleProductPurchase?,
+        errorMessage: String? = nil,
+        retryAfter: Duration? = nil,
+        lookup: Lookup,
+        configuration: GooglePlayConfiguration
+    ) -> VerificationAttempt {
+        let described = "Google Play: HTTP \(status)" + (errorMessage.map { " (\($0))" } ?? "")
+        let verdict: Verdict
+        switch status {
+        case 200:
+            guard let purchase else {
+                return VerificationAttempt(
+                    verdict: .retry(
+                        TransientFailure(errorClass: .garbled, reason: "Google Play: a 200 without purchaseState")
+                    ),
+                    httpStatus: 200
+                )
+            }
+            return judge(purchase, lookup: lookup, configuration: configuration)
+        case 400:
+            verdict = .reject(reason: described + ": the purchase token is invalid")
+        case 404, 410:
+            verdict = .reject(reason: described + ": no such purchase token")
+        case 401:
+            verdict = .retry(
+                TransientFailure(errorClass: .credentials, reason: described + ": the access token was refused twice")
+            )
+        case 403:
+            verdict = .retry(
+                TransientFailure(errorClass: .credentials, reason: described + ": no access to this package")
+            )
+        default:
+            verdict = .retry(TransientFailure(errorClass: .http, reason: described, notBefore: retryAfter))
+        }
+        return VerificationAttempt(verdict: verdict, httpStatus: status)
+    }
+
+    /// A `ProductPurchase`: purchased pays (per the outcome rules), cancelled pays nothing, pending waits.
+    private static func judge(
+        _ purchase: GoogleProductPurchase,
+        lookup: Lookup,
+        configuration: GooglePlayConfiguration
+    ) -> VerificationAttempt {
+        let environment = purchase.environment
+        let state = Int(purchase.purchaseState.code)
+        if purchase.purchaseState == .pending {
+            let wait = PendingSchedule.delay(afterWaiting: lookup.waited)
+            return VerificationAttempt(
+                verdict: .postpone(
+                    after: wait,
+                    reason:
+                        "pending at Google (purchaseState 2, e.g. cash or bank transfer): asking again in \(Int(wait.seconds / 60)) min"
+                ),
+                environment: environment,
+                storeStatus: state,
+                httpStatus: 200
+            )
+        }
+        let verified = VerifiedPurchase(
+            transactionID: purchase.ledgerID(token: lookup.token),
+            productID: lookup.productID,
+            quantity: purchase.quantity,
+            purchaseDateMilliseconds: purchase.purchaseTimeMilliseconds,
+            isCancelled: purchase.purchaseState != .purchased,
+            accountID: purchase.accountID,
+            store: .google
+        )
+        let finalization =
+            purchase.purchaseState == .purchased && !purchase.isFinalized(by: configuration.finalize)
+            ? GoogleFinalization(
+                purchaseToken: lookup.token,
+                productID: lookup.productID,
+                action: configuration.finalize,
+                overdue: configuration.finalizeOverdue
+            )
+            : nil
+        return VerificationAttempt(
+            verdict: .verified(
+                VerifiedPurchases(
+                    purchases: [verified],
+                    environment: environment,
+                    bundleID: configuration.packageName,
+                    store: .google,
+                    finalization: finalization
+                )
+            ),
+            environment: environment,
+            storeStatus: state,
+            httpStatus: 200
+        )
+    }
+}
