@@ -125,7 +125,7 @@ import Testing
     @Test func aRetryHonoursRetryAfterBeyondTheBackoff() async throws {
         let (queue, job) = try await claimed()
         var failure = Self.transient
-        failure.notBefore = 600
+        failure.notBefore = .seconds(600)
         _ = await runner(.retry(failure), queue: queue).run(job, api: .verifyReceipt, abort: AbortSignal())
         #expect(queue.row(7)?.delay == .seconds(600))
     }
@@ -159,7 +159,7 @@ import Testing
 
     @Test func aPostponedJobUsesNoAttempt() async throws {
         let (queue, job) = try await claimed(attempts: 2)
-        let healthy = await runner(.postpone(seconds: 30, reason: "no slot"), queue: queue)
+        let healthy = await runner(.postpone(after: .seconds(30), reason: "no slot"), queue: queue)
             .run(job, api: .serverAPI, abort: AbortSignal())
         #expect(healthy == nil)
         let row = try #require(queue.row(7))

@@ -79,7 +79,7 @@ import Testing
         }
         #expect(failure.notBefore == .seconds(2.5) && failure.errorClass == .http)
         // Centuries ahead, or a bare number of seconds, or nothing readable.
-        #expect(judge(429, retryAfter: "99999999999999").blockUntil == now + ServerAPIPacing.longestBlock)
+        #expect(judge(429, retryAfter: "99999999999999").blockUntil == now + ServerAPIPacing.longestBlock.seconds)
         #expect(judge(429, retryAfter: "30").blockUntil == now + 30)
         #expect(judge(429, retryAfter: "soon").blockUntil == now + 1)
         #expect(judge(503, #"{"errorCode":4290000}"#).blockUntil == now + 1)
