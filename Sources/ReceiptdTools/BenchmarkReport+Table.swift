@@ -1,7 +1,7 @@
 import Foundation
 
 extension BenchmarkReport {
-    /// The scenario table and the single numbers, for a terminal or the README.
+    /// The scenario table and the single numbers, for a terminal or the Benchmark article.
     package var table: String {
         var lines = [
             "| build | jobs | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "

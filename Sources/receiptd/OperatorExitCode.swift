@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// The exit statuses of the operator commands, documented in the README.
+/// The exit statuses of the operator commands, documented in the Operating article.
 enum OperatorExitCode {
     /// A runtime or database error.
     static let failure = ExitCode(1)

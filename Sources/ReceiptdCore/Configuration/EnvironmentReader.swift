@@ -28,7 +28,7 @@ struct EnvironmentReader {
     }
 
     /// A non-negative number of seconds (fractions allowed), at most `maximum`; `positive` also rejects zero.
-    func seconds(_ name: String, positive: Bool = false, maximum: Double) throws(ConfigurationError) -> Double? {
+    func seconds(_ name: String, positive: Bool = false, maximum: Duration) throws(ConfigurationError) -> Duration? {
         guard let text = string(name) else { return nil }
         guard let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else {
             throw ConfigurationError(variable: name, problem: "\"\(text)\" is not a number of seconds")
@@ -37,12 +37,12 @@ struct EnvironmentReader {
         guard !positive || value > 0 else {
             throw ConfigurationError(variable: name, problem: "must be greater than 0")
         }
-        try Self.check(name, value, text: text, maximum: maximum)
-        return value
+        try Self.check(name, value, text: text, maximum: maximum.seconds)
+        return .seconds(value)
     }
 
     /// A duration: plain seconds, or a number with `s`, `m`, `h` or `d` (`30d`, `12h`), at most `maximum` seconds.
-    func duration(_ name: String, maximum: Double) throws(ConfigurationError) -> Double? {
+    func duration(_ name: String, maximum: Duration) throws(ConfigurationError) -> Duration? {
         guard let text = string(name)?.trimmingCharacters(in: .whitespaces) else { return nil }
         let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let unit = text.last.flatMap { units[$0] }
@@ -54,8 +54,8 @@ struct EnvironmentReader {
             )
         }
         guard value > 0 else { throw ConfigurationError(variable: name, problem: "must be greater than 0") }
-        try Self.check(name, value * (unit ?? 1), text: text, maximum: maximum)
-        return value * (unit ?? 1)
+        try Self.check(name, value * (unit ?? 1), text: text, maximum: maximum.seconds)
+        return .seconds(value * (unit ?? 1))
     }
 
     /// Refuses `seconds` over `maximum`, naming the bound in the largest whole unit.

@@ -1,5 +1,5 @@
 extension ReceiptdSettings {
-    /// The largest value each number and duration setting takes (README, "Settings"). Larger ones are refused at
+    /// The largest value each number and duration setting takes (the Configuration article). Larger ones are refused at
     /// start (exit 78): past them the arithmetic done with a value overflows (a poll interval of 1e30 seconds)
     /// or PostgreSQL's timestamps run out (a retention of 9,999,999 days), and no deployment needs more.
     package enum Bounds {
@@ -12,22 +12,22 @@ extension ReceiptdSettings {
         /// `APPLE_SERVER_API_RATE`, requests per second.
         package static let serverAPIRate = 10_000
         /// `RECEIPTD_BACKOFF_BASE` and `RECEIPTD_BACKOFF_MAX`: a day.
-        package static let backoff: Double = 86_400
+        package static let backoff: Duration = .seconds(86_400)
         /// `RECEIPTD_POLL_INTERVAL`: an hour.
-        package static let pollInterval: Double = 3600
+        package static let pollInterval: Duration = .seconds(3600)
         /// `RECEIPTD_PURCHASE_SKEW`: a day.
-        package static let purchaseSkew: Double = 86_400
+        package static let purchaseSkew: Duration = .seconds(86_400)
         /// `RECEIPTD_LEASE`: a day.
-        package static let lease: Double = 86_400
+        package static let lease: Duration = .seconds(86_400)
         /// `RECEIPTD_SHUTDOWN_GRACE`: an hour.
-        package static let shutdownGrace: Double = 3600
+        package static let shutdownGrace: Duration = .seconds(3600)
         /// `RECEIPTD_APPLE_TIMEOUT`: ten minutes.
-        package static let appleTimeout: Double = 600
+        package static let appleTimeout: Duration = .seconds(600)
         /// `RECEIPTD_RETENTION`: ten years (3650 days).
-        package static let retention: Double = 3650 * 86_400
+        package static let retention: Duration = .seconds(3650 * 86_400)
         /// `GOOGLE_PLAY_VOIDED_INTERVAL`: a day (Google lists 30 days back, and a lock missed for three intervals shows).
-        package static let voidedInterval: Double = 86_400
+        package static let voidedInterval: Duration = .seconds(86_400)
         /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: three days, when Google refunds what was not acknowledged.
-        package static let finalizeOverdue: Double = 3 * 86_400
+        package static let finalizeOverdue: Duration = .seconds(3 * 86_400)
     }
 }

@@ -22,12 +22,11 @@ extension ReceiptdSettings {
         google.packageName = reader.string("GOOGLE_PLAY_PACKAGE_NAME")
         google.apiURL = try reader.url("GOOGLE_PLAY_API_URL") ?? google.apiURL
         google.finalize = try reader.choice("GOOGLE_PLAY_FINALIZE", GoogleFinalizeAction.self) ?? google.finalize
-        if let seconds = try reader.duration("GOOGLE_PLAY_VOIDED_INTERVAL", maximum: Bounds.voidedInterval) {
-            google.voidedInterval = .seconds(seconds)
-        }
-        if let seconds = try reader.duration("GOOGLE_PLAY_FINALIZE_OVERDUE", maximum: Bounds.finalizeOverdue) {
-            google.finalizeOverdue = .seconds(seconds)
-        }
+        google.voidedInterval =
+            try reader.duration("GOOGLE_PLAY_VOIDED_INTERVAL", maximum: Bounds.voidedInterval) ?? google.voidedInterval
+        google.finalizeOverdue =
+            try reader.duration("GOOGLE_PLAY_FINALIZE_OVERDUE", maximum: Bounds.finalizeOverdue)
+            ?? google.finalizeOverdue
         return google
     }
 }

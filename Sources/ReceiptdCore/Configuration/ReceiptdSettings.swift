@@ -36,7 +36,7 @@ package struct ReceiptdSettings: Sendable {
         self.metrics = metrics
     }
 
-    /// Reads the variables documented in README.md; unset ones take their defaults.
+    /// Reads the variables documented in the Configuration article (ReceiptdCore.docc); unset ones take their defaults.
     package init(environment: [String: String]) throws(ConfigurationError) {
         let reader = EnvironmentReader(environment)
         self.init()
@@ -44,9 +44,9 @@ package struct ReceiptdSettings: Sendable {
         apple.productionURL = try reader.url("APPLE_VERIFY_URL") ?? apple.productionURL
         apple.sandboxURL = try reader.url("APPLE_SANDBOX_VERIFY_URL") ?? apple.sandboxURL
         apple.sharedSecret = try Self.sharedSecret(reader)
-        apple.requestTimeout = .seconds(
-            try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true, maximum: Bounds.appleTimeout) ?? 30
-        )
+        apple.requestTimeout =
+            try reader.seconds("RECEIPTD_APPLE_TIMEOUT", positive: true, maximum: Bounds.appleTimeout)
+            ?? apple.requestTimeout
         // Without it any app's receipt, a sandbox tester's free one included, would deliver goods.
         guard let bundleID = reader.string("APPLE_BUNDLE_ID"), !bundleID.isEmpty else {
             throw ConfigurationError(
@@ -67,26 +67,25 @@ package struct ReceiptdSettings: Sendable {
         daemon.maxAttempts =
             try reader.integer("RECEIPTD_MAX_ATTEMPTS", minimum: 1, maximum: Bounds.maxAttempts) ?? daemon.maxAttempts
         daemon.backoff.base =
-            try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff).map { Duration.seconds($0) }
+            try reader.seconds("RECEIPTD_BACKOFF_BASE", maximum: Bounds.backoff)
             ?? daemon.backoff.base
         daemon.backoff.maximum =
-            try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff).map { Duration.seconds($0) }
+            try reader.seconds("RECEIPTD_BACKOFF_MAX", maximum: Bounds.backoff)
             ?? daemon.backoff.maximum
         daemon.pollInterval =
-            try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval).map {
-                Duration.seconds($0)
-            } ?? daemon.pollInterval
+            try reader.seconds("RECEIPTD_POLL_INTERVAL", positive: true, maximum: Bounds.pollInterval)
+            ?? daemon.pollInterval
         daemon.purchaseSkew =
-            try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew).map { Duration.seconds($0) }
+            try reader.seconds("RECEIPTD_PURCHASE_SKEW", maximum: Bounds.purchaseSkew)
             ?? daemon.purchaseSkew
         daemon.lease =
-            try reader.seconds("RECEIPTD_LEASE", positive: true, maximum: Bounds.lease).map { Duration.seconds($0) }
+            try reader.seconds("RECEIPTD_LEASE", positive: true, maximum: Bounds.lease)
             ?? daemon.lease
         daemon.shutdownGrace =
-            try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace).map { Duration.seconds($0) }
+            try reader.seconds("RECEIPTD_SHUTDOWN_GRACE", maximum: Bounds.shutdownGrace)
             ?? daemon.shutdownGrace
         daemon.retention =
-            try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention).map { Duration.seconds($0) }
+            try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention)
             ?? daemon.retention
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")

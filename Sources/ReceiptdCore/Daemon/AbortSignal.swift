@@ -1,4 +1,4 @@
-/// A one-shot signal that tells a job task to abandon its Apple request.
+/// A one-shot signal that tells a job task to abandon its store request.
 final class AbortSignal: Sendable {
     private let stream: AsyncStream<Void>
     private let continuation: AsyncStream<Void>.Continuation

@@ -10,7 +10,7 @@ enum LogKey {
     static let daemon = "daemon"
     /// A short error class (`transport`, `http`, `garbled`, …).
     static let errorClass = "error_class"
-    /// The Apple environment that answered.
+    /// The store environment that answered (`production` or `sandbox`).
     static let environment = "environment"
     /// An error description.
     static let error = "error"

@@ -3,7 +3,7 @@ import Foundation
 extension ReceiptDaemon {
     /// How the daemon claims, retries and shuts down; the documented defaults unless a field is set.
     package struct Configuration: Sendable {
-        /// Apple requests in flight at once (`RECEIPTD_CONCURRENCY`).
+        /// Store requests in flight at once (`RECEIPTD_CONCURRENCY`).
         package var concurrency = 64
         /// Attempts before an order is `failed` (`RECEIPTD_MAX_ATTEMPTS`).
         package var maxAttempts = 12
@@ -35,7 +35,7 @@ extension ReceiptDaemon {
         package var retention: Duration = .seconds(30 * 86_400)
         /// Most jobs one retention pass deletes; small, so it never holds locks for long.
         package var retentionBatch = 500
-        /// When Apple is failing, claiming pauses.
+        /// When a store API is failing, claiming its jobs pauses.
         package var circuitBreaker = CircuitBreaker.Configuration()
 
         /// What verified answers deliver under these settings.

@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Logging
 import ServiceLifecycle
 
-/// The verification daemon: claims due jobs, verifies them with Apple, records outcomes.
+/// The verification daemon: claims due jobs, verifies them with their store, records outcomes.
 ///
 /// All its work lives in `run()`: a listener, a ticker (poll, heartbeat, lease reclaim) and the
 /// dispatcher loop that owns the set of jobs in flight.
@@ -16,7 +16,7 @@ package final class ReceiptDaemon: Service {
     private let logger: Logger
     let metrics: ReceiptdMetrics
     private let readiness = ReadinessSignal()
-    /// The longest one attempt may rightly run: both Apple calls at their deadline, then recording for up to
+    /// The longest one attempt may rightly run: its store calls at their deadline, then recording for up to
     /// half the lease. Published with the heartbeat for `iap.stuck_jobs`.
     private let attemptLimit: Duration
     /// How receipt jobs are verified, and so which store API they need.

@@ -14,9 +14,9 @@ package struct AttemptRecord: Sendable, Equatable {
         case abandoned
     }
 
-    /// When the Apple request started.
+    /// When the store request started.
     package var startedAt: Date
-    /// How long the Apple calls took.
+    /// How long the store calls took.
     package var durationMilliseconds: Int
     /// The environment that answered with JSON, if one did.
     package var environment: StoreEnvironment?

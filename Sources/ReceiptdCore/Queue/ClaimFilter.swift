@@ -47,17 +47,6 @@ package struct ClaimFilter: Sendable, Equatable {
         }
     }
 
-    /// Whether a job of `kind` with `input` passes; the claim statement says the same in SQL.
-    package func admits(kind: JobKind, input: String) -> Bool {
-        guard kinds.contains(kind) else { return false }
-        guard kind == .transaction else { return true }
-        switch transactions {
-        case .all: return true
-        case .signed: return !StoreAPI.isTransactionID(input)
-        case .ids: return StoreAPI.isTransactionID(input)
-        }
-    }
-
     /// The claim's parameters: the kinds as a `text[]` literal (`{receipt,transaction}`), and `transactions`.
     var parameters: (kinds: String, transactions: String) {
         ("{" + kinds.map(\.rawValue).joined(separator: ",") + "}", transactions.rawValue)

@@ -231,7 +231,7 @@ extension PostgresJobQueue {
     }
 
     /// Orders other receipts of the batch completed: their active jobs are closed as superseded by the paying job,
-    /// and a running one's daemon is told to stop asking Apple.
+    /// and a running one's daemon is told to stop asking its store.
     static let closeCompletedOrders = """
         WITH paid AS (
             SELECT order_id, job_id FROM jsonb_to_recordset($1::jsonb) AS p(order_id text, job_id bigint)

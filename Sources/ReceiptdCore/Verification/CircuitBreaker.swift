@@ -1,4 +1,4 @@
-/// Keeps an Apple outage from turning into a retry storm. A pure state machine: the caller passes the time.
+/// Keeps a store API outage from turning into a retry storm. A pure state machine: the caller passes the time.
 ///
 /// Closed, it counts the last calls; when most of them failed it opens and the daemon claims nothing
 /// for a cool-down (doubling with each reopening, jittered so daemons don't resume together). Then it lets
@@ -59,7 +59,7 @@ package struct CircuitBreaker: Sendable {
         if case .halfOpen = state, count > 0 { state = .halfOpen(probing: true) }
     }
 
-    /// Notes that a call ended with no verdict on Apple (abandoned, malformed receipt): a probe may go again.
+    /// Notes that a call ended with no verdict on the store API (abandoned, malformed receipt): a probe may go again.
     package mutating func inconclusive() {
         if state == .halfOpen(probing: true) { state = .halfOpen(probing: false) }
     }

@@ -2,7 +2,7 @@
 package struct DeliveryPlan: Sendable, Equatable {
     /// One ledger row to write.
     package struct Delivery: Sendable, Equatable {
-        /// The Apple transaction being delivered.
+        /// The store transaction being delivered.
         package var transactionID: String
         /// The purchase it goes back to, whose first owner the ledger remembers.
         package var originalTransactionID: String

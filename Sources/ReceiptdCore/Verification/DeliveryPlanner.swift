@@ -1,6 +1,6 @@
-/// Decides what a verified receipt delivers. A pure function of Apple's answer, the orders and the ledger.
+/// Decides what a verified receipt delivers. A pure function of the store's answer, the orders and the ledger.
 package struct DeliveryPlanner: Sendable {
-    /// How long a purchase may predate its order's checkout (clock skew between the game server and Apple).
+    /// How long a purchase may predate its order's checkout (clock skew between the game server and the store).
     package var purchaseSkew: Duration
     /// The app's bundle id: a receipt of any other bundle delivers nothing (an empty one matches no receipt).
     package var expectedBundleID: String
