@@ -58,7 +58,7 @@ struct RunCommand: AsyncParsableCommand {
             services.append(watchdog)
         }
         if let address = settings.metrics, let registry {
-            let probe = DatabaseProbe(connectionString: settings.databaseURL)
+            let probe = daemon.makeDatabaseProbe()
             services.append(
                 MetricsServer(
                     configuration: address,

@@ -4,7 +4,7 @@ import ReceiptdCore
 import Testing
 
 /// `RECEIPTD_DB_CONNECTIONS` bounds every connection a daemon opens besides its `LISTEN` connection: the claims,
-/// settles and lease work, the Google acknowledgements and the voided poll all share one pool.
+/// settles and lease work, the Google acknowledgements, the voided poll and the `/readyz` checks all share one pool.
 @Suite struct ConnectionBoundTests {
     @Test func aDaemonWithGooglePlayStaysWithinItsConnections() async throws {
         let application = "receiptd_bound_\(UInt32.random(in: 0...UInt32.max))"
@@ -39,7 +39,18 @@ import Testing
                 return (peak, samples)
             }
             defer { sampler.cancel() }
-            try await f.withDaemons(settings: settings) { _ in
+            try await f.withDaemons(settings: settings) { daemons in
+                // `/readyz` checks, asked all along as a monitor would, use the same pool.
+                let probe = daemons[0].makeDatabaseProbe()
+                let readiness = Task {
+                    var answers: [Bool] = []
+                    while !Task.isCancelled {
+                        answers.append(await probe.check())
+                        try? await Task.sleep(for: .milliseconds(20))
+                    }
+                    return answers
+                }
+                defer { readiness.cancel() }
                 try await f.waitUntilSettled()
                 google.void(token: tokens[0].encoded(), orderID: "GPA.900", reason: 1)
                 try await f.waitUntil {
@@ -49,6 +60,9 @@ import Testing
                 try await f.waitUntil {
                     try await f.value("SELECT count(*) FROM iap.deliveries WHERE revoked_at IS NOT NULL") == "1"
                 }
+                readiness.cancel()
+                let answers = await readiness.value
+                #expect(answers.count > 5 && answers.allSatisfy { $0 }, "\(answers)")
             }
             sampler.cancel()
             let (peak, samples) = try await sampler.value

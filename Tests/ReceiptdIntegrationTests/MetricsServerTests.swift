@@ -75,7 +75,9 @@ import Testing
 
     @Test func readyWhenTheDatabaseAnswers() async throws {
         let database = try await TestEnvironment.shared.database()
-        let probe = DatabaseProbe(connectionString: database.connectionString)
+        let probe = DatabaseProbe(
+            pool: DatabasePool(connectionString: database.connectionString, maximumConnections: 1)
+        )
         try await withServer(readiness: { await probe.check() }) { base in
             let (ready, _) = try await get(base + "/readyz")
             #expect(ready == 200)
@@ -85,7 +87,12 @@ import Testing
     }
 
     @Test func notReadyWhenTheDatabaseIsUnreachable() async throws {
-        let probe = DatabaseProbe(connectionString: "host=127.0.0.1 port=1 dbname=none user=u password=hunter2")
+        let probe = DatabaseProbe(
+            pool: DatabasePool(
+                connectionString: "host=127.0.0.1 port=1 dbname=none user=u password=hunter2",
+                maximumConnections: 1
+            )
+        )
         try await withServer(readiness: { await probe.check() }) { base in
             let started = ContinuousClock.now
             let (status, body) = try await get(base + "/readyz")
@@ -100,7 +107,10 @@ import Testing
     @Test func aHungDatabaseIsNotReadyAfterTheTimeoutAndChecksDoNotPileUp() async throws {
         let silent = try SilentListener()
         let probe = DatabaseProbe(
-            connectionString: "host=127.0.0.1 port=\(silent.port) dbname=none",
+            pool: DatabasePool(
+                connectionString: "host=127.0.0.1 port=\(silent.port) dbname=none",
+                maximumConnections: 1
+            ),
             timeout: .seconds(2)
         )
         // Bounds are loose on purpose: the whole suite shares two cores. What matters is that the

@@ -159,6 +159,9 @@ package final class ReceiptDaemon: Service {
     /// This is the moment to tell systemd `READY=1`: from now on no enqueued job goes unnoticed.
     package func waitUntilReady() async { await readiness.wait() }
 
+    /// Answers `/readyz`: `SELECT 1` on the daemon's own pool, so readiness checks stay within `RECEIPTD_DB_CONNECTIONS`.
+    package func makeDatabaseProbe() -> DatabaseProbe { DatabaseProbe(pool: pool) }
+
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     package func run() async throws {

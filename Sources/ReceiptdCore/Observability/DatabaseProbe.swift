@@ -1,21 +1,20 @@
-import CLibPQ
 import NIOCore
 import NIOPosix
 import Synchronization
 
 /// Answers whether the database runs `SELECT 1` within a time limit; `/readyz` asks it.
 ///
-/// Each check opens a short connection of its own on NIO's shared blocking pool (libpq blocks, so not on
-/// Swift's cooperative pool) and the caller waits at most `timeout`. While an earlier check is still
-/// stuck on a hung server, a new one answers "not ready" at once instead of piling up threads.
+/// Each check runs on a connection of the daemon's own pool, so readiness opens no connection beyond
+/// `RECEIPTD_DB_CONNECTIONS`, and the caller waits at most `timeout`. While an earlier check is still
+/// stuck on a hung server, a new one answers "not ready" at once instead of piling up.
 package final class DatabaseProbe: Sendable {
-    private let connectionString: String
+    private let pool: DatabasePool
     private let timeout: Duration
     private let busy = Mutex(false)
 
-    /// Creates a probe; `connectionString` as for `DATABASE_URL`.
-    package init(connectionString: String, timeout: Duration = .seconds(2)) {
-        self.connectionString = connectionString
+    /// Creates a probe that checks on `pool` (the daemon's).
+    package init(pool: DatabasePool, timeout: Duration = .seconds(2)) {
+        self.pool = pool
         self.timeout = timeout
     }
 
@@ -26,16 +25,15 @@ package final class DatabaseProbe: Sendable {
             return !busy
         }
         guard claimed else { return false }
-        let (connectionString, timeout) = (self.connectionString, self.timeout)
-        // libpq's own limit keeps a stuck check from holding its thread much past our deadline.
-        let connectTimeout = max(2, Int(timeout.components.seconds) + 1)
+        let (pool, timeout) = (self.pool, self.timeout)
         return await withCheckedContinuation { continuation in
             let answer = FirstAnswer(continuation)
             let timer = MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(timeout)) {
                 answer.give(false)
             }
-            NIOThreadPool.singleton.submit { state in
-                let answered = state == .active && Self.selectOne(connectionString, connectTimeout: connectTimeout)
+            // Goes on past the deadline when the server hangs; `busy` keeps the next checks from queueing behind it.
+            Task {
+                let answered = (try? await pool.execute("SELECT 1")) != nil
                 self.release()
                 timer.cancel()
                 answer.give(answered)
@@ -44,21 +42,4 @@ package final class DatabaseProbe: Sendable {
     }
 
     private func release() { busy.withLock { $0 = false } }
-
-    /// Connects, runs `SELECT 1`, disconnects. Blocking.
-    private static func selectOne(_ connectionString: String, connectTimeout: Int) -> Bool {
-        // expand_dbname = 1: `dbname` carries the whole connection string; libpq ignores it when empty.
-        let names: [String] = ["dbname", "connect_timeout"]
-        let settings: [String] = [connectionString, String(connectTimeout)]
-        let keywords = names.map { strdup($0) }
-        let values = settings.map { strdup($0) }
-        defer { (keywords + values).forEach { free($0) } }
-        let keywordPointers = keywords.map { UnsafePointer($0) } + [nil]
-        let valuePointers = values.map { UnsafePointer($0) } + [nil]
-        guard let connection = PQconnectdbParams(keywordPointers, valuePointers, 1) else { return false }
-        defer { PQfinish(connection) }
-        guard PQstatus(connection) == CONNECTION_OK, let result = PQexec(connection, "SELECT 1") else { return false }
-        defer { PQclear(result) }
-        return PQresultStatus(result) == PGRES_TUPLES_OK
-    }
 }
