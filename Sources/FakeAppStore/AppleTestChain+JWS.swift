@@ -28,3 +28,15 @@ extension AppleTestChain {
         sign(payload: payload.encodedJSON())
     }
 }
+
+extension AppleTestChain {
+    /// A notification's `signedPayload`: its JSON signed with ``sign(payload:x5c:)``.
+    package func signedNotification(_ payload: AppleNotificationPayload) -> String {
+        sign(payload: payload.encodedJSON())
+    }
+
+    /// The body Apple posts: `{"signedPayload": "<JWS>"}`.
+    package func notificationBody(_ payload: AppleNotificationPayload) -> Data {
+        Data("{\"signedPayload\":\"\(signedNotification(payload))\"}".utf8)
+    }
+}

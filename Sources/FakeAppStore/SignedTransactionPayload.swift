@@ -35,6 +35,10 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     package var revocationDate: Int64?
     /// Why it was revoked: 0 other, 1 an issue in the app.
     package var revocationReason: Int?
+    /// `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
+    package var revocationType: String?
+    /// A prorated refund's share, in thousandths of a percent (50000 is half).
+    package var revocationPercentage: Int?
     /// `PURCHASE` or `RENEWAL`.
     package var transactionReason: String
     /// The App Store country code of the buyer.
@@ -58,6 +62,8 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         appAccountToken: String? = nil,
         revocationDate: Int64? = nil,
         revocationReason: Int? = nil,
+        revocationType: String? = nil,
+        revocationPercentage: Int? = nil,
         transactionReason: String = "PURCHASE",
         storefront: String = "USA"
     ) {
@@ -75,6 +81,8 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         self.appAccountToken = appAccountToken
         self.revocationDate = revocationDate
         self.revocationReason = revocationReason
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
         self.transactionReason = transactionReason
         self.storefront = storefront
     }
@@ -99,6 +107,8 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
             appAccountToken: try container.decodeIfPresent(String.self, forKey: .appAccountToken),
             revocationDate: try container.decodeIfPresent(Int64.self, forKey: .revocationDate),
             revocationReason: try container.decodeIfPresent(Int.self, forKey: .revocationReason),
+            revocationType: try container.decodeIfPresent(String.self, forKey: .revocationType),
+            revocationPercentage: try container.decodeIfPresent(Int.self, forKey: .revocationPercentage),
             transactionReason: try container.decodeIfPresent(String.self, forKey: .transactionReason) ?? "PURCHASE",
             storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA"
         )
@@ -124,6 +134,6 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     private enum CodingKeys: String, CodingKey {
         case transactionId, originalTransactionId, bundleId, productId, purchaseDate, originalPurchaseDate
         case quantity, type, inAppOwnershipType, signedDate, environment, appAccountToken
-        case revocationDate, revocationReason, transactionReason, storefront
+        case revocationDate, revocationReason, revocationType, revocationPercentage, transactionReason, storefront
     }
 }

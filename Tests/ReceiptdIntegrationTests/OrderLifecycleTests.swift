@@ -62,8 +62,12 @@ import Testing
     @Test func theFunctionsTakeTheContractsParameterNames() async throws {
         try await Fixture.with { f in
             let expected = [
-                "create_order(text, text, text, int)":
-                    "order_id text, user_id text, product_id text, quantity integer DEFAULT 1",
+                "create_order(text, text, text, int, uuid, text)":
+                    "order_id text, user_id text, product_id text, quantity integer DEFAULT 1, "
+                    + "app_account_token uuid DEFAULT NULL::uuid, account_id text DEFAULT NULL::text",
+                "owed_revocations(text)": "user_id text",
+                "mark_revocation_handled(text[])": "transaction_ids text[]",
+                "set_consumption_consent(text, boolean)": "user_id text, consented boolean",
                 "owed_deliveries(text)": "user_id text", "mark_granted(text)": "order_id text",
                 "mark_granted(text, text[])": "order_id text, transaction_ids text[]",
                 "close_order(text)": "order_id text",

@@ -12,7 +12,7 @@
 --   change gets its old signature dropped HERE, in this file, which runs first, so that a database migrated
 --   by an older receiptd loses it. A drop stays as long as such databases may exist.
 -- - CREATE OR REPLACE VIEW can only append columns: a change to an existing column needs a DROP VIEW first.
--- - Nothing here grants EXECUTE: 07_roles_and_grants.sql revokes every function from PUBLIC and grants each
+-- - Nothing here grants EXECUTE: 08_roles_and_grants.sql revokes every function from PUBLIC and grants each
 --   to its roles.
 
 -- Old signatures, dropped before the files after this one create the current ones.
@@ -20,3 +20,7 @@
 -- enqueue_job before Google Play (migration 6) added p_account_id: without this drop, enqueue_receipt's and
 -- enqueue_transaction's calls would match both.
 DROP FUNCTION IF EXISTS iap.enqueue_job(text, text, text, text, text, text, int, uuid);
+
+-- create_order before the notifications (migration 10) added app_account_token and account_id: dropped and
+-- created once with both, so that no overload makes a call with three or four arguments ambiguous.
+DROP FUNCTION IF EXISTS iap.create_order(text, text, text, int);

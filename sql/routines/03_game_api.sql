@@ -3,9 +3,12 @@
 
 -- The game server's checkout, before the client pays: the order and its checkout time, which bounds the
 -- purchases that may pay it. The same call again returns the same time; NULL for an order first seen with
--- its receipt (it has no checkout, and no such bound).
+-- its receipt (it has no checkout, and no such bound). `app_account_token` (the UUID the app passes to StoreKit)
+-- and `account_id` (Google's obfuscated account id) bind the order at checkout, so that a purchase a store
+-- reports itself finds it; NULL means not given, and a different one for an existing order raises 22023.
 CREATE OR REPLACE FUNCTION iap.create_order(
-    order_id text, user_id text, product_id text, quantity int DEFAULT 1
+    order_id text, user_id text, product_id text, quantity int DEFAULT 1, app_account_token uuid DEFAULT NULL,
+    account_id text DEFAULT NULL
 ) RETURNS timestamptz
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
@@ -20,18 +23,39 @@ BEGIN
         RAISE EXCEPTION 'create_order: quantity must be at least 1, got %', create_order.quantity
             USING ERRCODE = '22023';
     END IF;
-    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, checkout_at)
-    VALUES (create_order.order_id, create_order.user_id, create_order.product_id, create_order.quantity, now())
+    IF create_order.account_id IS NOT NULL THEN
+        PERFORM iap.check_identifier('create_order', 'account_id', create_order.account_id);
+    END IF;
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity, checkout_at, app_account_token, account_id)
+    VALUES (create_order.order_id, create_order.user_id, create_order.product_id, create_order.quantity, now(),
+            create_order.app_account_token, create_order.account_id)
     ON CONFLICT (order_id) DO NOTHING
     RETURNING * INTO v_order;
     IF FOUND THEN
         RETURN v_order.checkout_at;
     END IF;
-    SELECT * INTO v_order FROM iap.orders WHERE order_id = create_order.order_id;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = create_order.order_id FOR UPDATE;
     IF v_order.user_id <> create_order.user_id OR v_order.product_id <> create_order.product_id
        OR v_order.quantity <> create_order.quantity THEN
         RAISE EXCEPTION 'create_order: order % exists for user %, product %, quantity %', create_order.order_id,
             v_order.user_id, v_order.product_id, v_order.quantity USING ERRCODE = '22023';
+    END IF;
+    IF create_order.app_account_token IS NOT NULL THEN
+        IF v_order.app_account_token IS NULL THEN
+            UPDATE iap.orders SET app_account_token = create_order.app_account_token
+            WHERE order_id = create_order.order_id;
+        ELSIF v_order.app_account_token <> create_order.app_account_token THEN
+            RAISE EXCEPTION 'create_order: order % is bound to app_account_token %, not %', create_order.order_id,
+                v_order.app_account_token, create_order.app_account_token USING ERRCODE = '22023';
+        END IF;
+    END IF;
+    IF create_order.account_id IS NOT NULL THEN
+        IF v_order.account_id IS NULL THEN
+            UPDATE iap.orders SET account_id = create_order.account_id WHERE order_id = create_order.order_id;
+        ELSIF v_order.account_id <> create_order.account_id THEN
+            RAISE EXCEPTION 'create_order: order % is bound to account_id %, not %', create_order.order_id,
+                v_order.account_id, create_order.account_id USING ERRCODE = '22023';
+        END IF;
     END IF;
     RETURN v_order.checkout_at;
 END $$;

@@ -29,5 +29,8 @@ extension ReceiptdSettings {
         package static let voidedInterval: Duration = .seconds(86_400)
         /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: three days, when Google refunds what was not acknowledged.
         package static let finalizeOverdue: Duration = .seconds(3 * 86_400)
+        /// `APPLE_NOTIFICATION_HISTORY_INTERVAL`: a day (Apple keeps 179 days of history, and each poll overlaps
+        /// the last by an hour).
+        package static let notificationHistoryInterval: Duration = .seconds(86_400)
     }
 }

@@ -1,6 +1,7 @@
 extension ReceiptdSettings {
     /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
-    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`.
+    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`, `APPLE_APP_ID`, `APPLE_REFUND_PREFERENCE`,
+    /// `APPLE_NOTIFICATION_HISTORY_INTERVAL`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
         if let pem = try reader.secretFile("APPLE_ROOT_CA_FILE") {
@@ -31,6 +32,20 @@ extension ReceiptdSettings {
         storeKit.transactionIDWithoutToken =
             try reader.choice("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN", TransactionIDTokenPolicy.self)
             ?? storeKit.transactionIDWithoutToken
+        if let text = reader.string("APPLE_APP_ID") {
+            guard let id = Int64(text.trimmingCharacters(in: .whitespaces)), id > 0 else {
+                throw ConfigurationError(
+                    variable: "APPLE_APP_ID",
+                    problem: "\"\(text)\" is not an app's Apple ID (a positive number, App Store Connect's Apple ID)"
+                )
+            }
+            storeKit.appAppleID = id
+        }
+        storeKit.refundPreference =
+            try reader.choice("APPLE_REFUND_PREFERENCE", RefundPreference.self) ?? storeKit.refundPreference
+        storeKit.notificationHistoryInterval =
+            try reader.duration("APPLE_NOTIFICATION_HISTORY_INTERVAL", maximum: Bounds.notificationHistoryInterval)
+            ?? storeKit.notificationHistoryInterval
         // Refused at start rather than leaving every receipt job retrying for a key.
         if storeKit.receiptVerifier == .serverAPI && storeKit.credentials == nil {
             throw ConfigurationError(

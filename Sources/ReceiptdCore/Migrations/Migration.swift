@@ -29,6 +29,7 @@ package struct Migration: Sendable {
         Migration(version: 7, name: "unclaimed_original_id", bytes: PackageResources._007_unclaimed_original_id_sql),
         Migration(version: 8, name: "operations_health", bytes: PackageResources._008_operations_health_sql),
         Migration(version: 9, name: "paused_apis", bytes: PackageResources._009_paused_apis_sql),
+        Migration(version: 10, name: "store_notifications", bytes: PackageResources._010_store_notifications_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -22,6 +22,7 @@ package struct RoutineFile: Sendable {
         RoutineFile("04_operator_api.sql", bytes: PackageResources._4_operator_api_sql),
         RoutineFile("05_views.sql", bytes: PackageResources._5_views_sql),
         RoutineFile("06_retention.sql", bytes: PackageResources._6_retention_sql),
-        RoutineFile("07_roles_and_grants.sql", bytes: PackageResources._7_roles_and_grants_sql),
+        RoutineFile("07_notifications.sql", bytes: PackageResources._7_notifications_sql),
+        RoutineFile("08_roles_and_grants.sql", bytes: PackageResources._8_roles_and_grants_sql),
     ]
 }

@@ -22,6 +22,13 @@ package struct StoreKitConfiguration: Sendable {
     /// Whether a transaction id looked up without the order's app account token may pay it
     /// (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`; `reject` by default).
     package var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
+    /// The app's Apple ID (`APPLE_APP_ID`): when set, a notification's `data.appAppleId` must equal it.
+    package var appAppleID: Int64? = nil
+    /// What consumption answers ask of Apple's refund decision (`APPLE_REFUND_PREFERENCE`; `none` by default).
+    package var refundPreference = RefundPreference.none
+    /// How often one daemon asks Get Notification History for what the intake missed
+    /// (`APPLE_NOTIFICATION_HISTORY_INTERVAL`; an hour by default).
+    package var notificationHistoryInterval: Duration = .seconds(3600)
 
     /// Creates a configuration with the defaults above.
     package init() {}

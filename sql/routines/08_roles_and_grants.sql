@@ -45,6 +45,13 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
         -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
+        -- Store notifications: the intake records them, the daemons process them, answer consumption requests
+        -- and keep the history cursor; a revocation or its reversal changes only these columns of the ledger.
+        GRANT SELECT, INSERT, UPDATE ON iap.store_notifications, iap.consumption_requests,
+            iap.notification_history_cursor TO receiptd_worker;
+        GRANT SELECT, INSERT, UPDATE, DELETE ON iap.revoked_transactions TO receiptd_worker;
+        GRANT SELECT ON iap.consumption_consent TO receiptd_worker;
+        GRANT UPDATE (revocation_percentage, revocation_handled_at, granted_at) ON iap.deliveries TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
     END IF;
@@ -56,8 +63,9 @@ BEGIN
         GRANT USAGE ON SCHEMA iap TO receiptd_app;
         GRANT EXECUTE ON FUNCTION iap.enqueue_receipt(text, text, text, text, int),
             iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
-            iap.create_order(text, text, text, int),
-            iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text)
+            iap.create_order(text, text, text, int, uuid, text),
+            iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text),
+            iap.owed_revocations(text), iap.mark_revocation_handled(text[]), iap.set_consumption_consent(text, boolean)
             TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
@@ -70,7 +78,8 @@ BEGIN
             TO receiptd_operator;
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
-            iap.google_voided_cursor TO receiptd_operator;
+            iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
+            iap.consumption_requests, iap.notification_history_cursor TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
             TO receiptd_operator;
     END IF;

@@ -1,0 +1,68 @@
+-- What the stores report after delivery, as the game sees it: revocations handed over the way deliveries are
+-- (owed_revocations, mark_revocation_handled, NOTIFY iap_revoked), and the player's consent to consumption
+-- answers. The daemons' processing of store notifications writes through these tables.
+
+-- The game asks at the player's login, as it asks owed_deliveries: revoked ledger rows it has not handled yet,
+-- oldest revocation first. `granted` says whether the game had granted the units (take them back) or not (never
+-- grant them). `revocation_percentage` is a prorated refund's share in thousandths of a percent (NULL: all).
+CREATE OR REPLACE FUNCTION iap.owed_revocations(user_id text)
+RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, revoked_at timestamptz,
+               revocation_reason text, granted boolean, revocation_percentage int)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
+           d.granted_at IS NOT NULL, d.revocation_percentage
+    FROM iap.deliveries d
+    -- A bare user_id would name the column.
+    WHERE d.user_id = owed_revocations.user_id AND d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL
+    ORDER BY d.revoked_at, d.transaction_id
+$$;
+
+-- The game confirms it handled these revocations: returns how many rows it newly marked (0 the second time).
+-- Ids that are not revoked, or unknown, mark nothing.
+CREATE OR REPLACE FUNCTION iap.mark_revocation_handled(transaction_ids text[]) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_marked int;
+BEGIN
+    IF mark_revocation_handled.transaction_ids IS NULL THEN
+        RAISE EXCEPTION 'mark_revocation_handled: transaction_ids must not be null' USING ERRCODE = '22023';
+    END IF;
+    UPDATE iap.deliveries SET revocation_handled_at = now()
+    WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
+      AND revoked_at IS NOT NULL AND revocation_handled_at IS NULL;
+    GET DIAGNOSTICS v_marked = ROW_COUNT;
+    RETURN v_marked;
+END $$;
+
+-- The player agreed (or no longer agrees) that receiptd answers Apple's consumption requests about their
+-- purchases. Without a row the answer is no: nothing is sent.
+CREATE OR REPLACE FUNCTION iap.set_consumption_consent(user_id text, consented boolean) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+BEGIN
+    PERFORM iap.check_identifier('set_consumption_consent', 'user_id', set_consumption_consent.user_id);
+    IF set_consumption_consent.consented IS NULL THEN
+        RAISE EXCEPTION 'set_consumption_consent: consented must be true or false, not null' USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.consumption_consent (user_id, consented, changed_at)
+    VALUES (set_consumption_consent.user_id, set_consumption_consent.consented, now())
+    ON CONFLICT (user_id) DO UPDATE SET consented = excluded.consented, changed_at = excluded.changed_at;
+END $$;
+
+-- Every revocation of a ledger row, whatever made it (an Apple refund or revoke, a Google void), tells game
+-- servers listening on iap_revoked, in the transaction that records it.
+CREATE OR REPLACE FUNCTION iap.notify_revoked() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    PERFORM pg_notify('iap_revoked', json_build_object(
+        'order_id', NEW.order_id, 'user_id', NEW.user_id, 'transaction_id', NEW.transaction_id)::text);
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER deliveries_revoked
+AFTER UPDATE OF revoked_at ON iap.deliveries
+FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
+EXECUTE FUNCTION iap.notify_revoked();
