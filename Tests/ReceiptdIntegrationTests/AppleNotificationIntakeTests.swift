@@ -3,6 +3,7 @@ import FakeAppStore
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import Prometheus
 import ReceiptdCore
 import ServiceLifecycle
@@ -42,7 +43,11 @@ import Testing
     ) async throws {
         let settings = f.settings(adjust)
         let pool = PostgresJobQueue.pool(connectionString: settings.databaseURL, connections: 4, lease: .seconds(30))
-        let queue = PostgresJobQueue(pool: pool, owner: "intake-test", planner: settings.daemon.planner)
+        let queue = PostgresJobQueue(
+            pool: pool,
+            owner: "intake-test",
+            planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: settings.daemon.expectedBundleID)
+        )
         let registry = PrometheusCollectorRegistry()
         var configuration = MetricsServer.Configuration(host: "127.0.0.1", port: 0)
         server(&configuration)

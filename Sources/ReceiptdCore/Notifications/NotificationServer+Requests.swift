@@ -37,11 +37,12 @@ extension NotificationServer {
                         guard let request = pending else { continue }
                         pending = nil
                         let answer: Answer
-                        do {
+                        do throws(NotificationRefusal) {
                             let new = try await request.route.take(request.body)
                             answer = Answer(.ok, new ? "recorded\n" : "already recorded\n")
                         } catch {
-                            try await refuse(error, request.route, request.head, outbound, close: false)
+                            let close = !request.head.isKeepAlive
+                            try await refuse(error, request.route, request.head, outbound, close: close)
                             if !request.head.isKeepAlive { return }
                             continue
                         }

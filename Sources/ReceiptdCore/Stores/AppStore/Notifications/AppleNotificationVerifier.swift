@@ -73,7 +73,7 @@ package final class AppleNotificationVerifier: Sendable {
                 signed,
                 noun: "signed transaction",
                 read: { data in (try SignedTransaction(json: data), try Self.storableText(data)) },
-                signedDate: \.0.signedDate
+                signedDate: { $0.0.signedDate }
             )
             guard verified.bundleID == bundleID else {
                 throw AppleNotificationRejection(
