@@ -77,6 +77,32 @@ extension AppleNotificationIntakeTests {
         }
     }
 
+    @Test func connectionsOverTheLimitAreClosedAtOnce() async throws {
+        try await Fixture.with { f in
+            let limits: (inout MetricsServer.Configuration) -> Void = {
+                $0.maxConnections = 2
+                $0.requestTimeout = .seconds(60)
+            }
+            try await Self.withIntake(f, server: limits) { intake in
+                let held = try [RawTCPClient(port: intake.port), RawTCPClient(port: intake.port)]
+                #expect(try await !held[0].waitForClose(within: .milliseconds(300)), "within the limit")
+                let extra = try RawTCPClient(port: intake.port)
+                #expect(extra.send(Self.head(contentLength: 2) + "{}"))
+                #expect(try await extra.waitForClose(within: .seconds(3)), "a connection over the limit is closed")
+                #expect(extra.received.isEmpty, "and not served")
+                held[0].close()
+                let body = f.standIn.testChain.notificationBody(Self.refund("8701", chain: f.standIn.testChain))
+                var status = 0
+                try await f.waitUntil(timeout: .seconds(10)) {
+                    status = (try? await Self.post(intake.port, body).0) ?? 0
+                    return status == 200
+                }
+                #expect(status == 200, "served again once one closed")
+                #expect(!held[1].received.contains("HTTP"))
+            }
+        }
+    }
+
     @Test func theDatabaseAwayAnswers503ThenTheRetryIsRecorded() async throws {
         let cluster = try await TestEnvironment.privateCluster()
         defer { cluster.stop() }
