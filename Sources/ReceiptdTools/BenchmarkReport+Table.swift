@@ -32,6 +32,13 @@ extension BenchmarkReport {
                     + "chain cached (as the daemon runs), \(Self.format(signed.coldChainPerSecond))/s verifying the chain every time"
             )
         }
+        if let intake = notificationIntake {
+            lines.append(
+                "App Store notifications accepted (committed before the 200): \(Self.format(intake.acceptedPerSecond))/s "
+                    + "over \(intake.notifications) notifications, \(intake.connections) connections, "
+                    + "\(intake.databaseConnections) database connections\(intake.correct ? "" : ", SOME NOT RECORDED")"
+            )
+        }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"

@@ -22,6 +22,8 @@ package struct BenchmarkReport: Sendable, Codable {
     package var replace: LatencySummary?
     /// Offline verifications of signed transactions per second on one core.
     package var signedTransactions: SignedTransactionThroughput?
+    /// App Store notifications the intake accepted (committed) per second.
+    package var notificationIntake: NotificationIntakeThroughput?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())

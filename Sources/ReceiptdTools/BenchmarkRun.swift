@@ -108,6 +108,13 @@ package struct BenchmarkRun: Sendable {
                     )
                     say("offline verification of signed transactions, one core")
                     report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
+                    say("App Store notifications accepted per second, signed beforehand")
+                    let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_notifications")
+                    report.notificationIntake = try await NotificationIntakeThroughput.measure(
+                        connectionString: postgres.connectionString(database: database),
+                        chain: standIn.testChain,
+                        notifications: max(configuration.orders, 1_000)
+                    )
                 }
                 try await standIn.shutdown()
             } catch {

@@ -44,7 +44,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// The daemon and its companions. Graceful shutdown walks this list backwards: systemd hears
-    /// `STOPPING=1` first, the daemon drains next, and metrics and the watchdog stay up until it is done.
+    /// `STOPPING=1` first, the notification endpoint stops taking requests (while the database pool it records
+    /// on is still open), the daemon drains next, and metrics and the watchdog stay up until it is done.
     private func services(
         daemon: ReceiptDaemon,
         settings: ReceiptdSettings,
@@ -70,6 +71,14 @@ struct RunCommand: AsyncParsableCommand {
         }
         services.append(daemon)
         services += daemon.companions
+        if let address = settings.notifications {
+            let route = AppleNotificationRoute(
+                verifier: AppleNotificationVerifier(settings: settings),
+                intake: daemon.makeNotificationIntake(),
+                logger: logger
+            )
+            services.append(NotificationServer(configuration: address, routes: [route], logger: logger))
+        }
         services.append(SystemdNotifyService(notifier: notifier, logger: logger) { await daemon.waitUntilReady() })
         return services
     }

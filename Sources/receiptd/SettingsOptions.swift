@@ -58,6 +58,8 @@ struct SettingsOptions: ParsableArguments {
         String?
     @Option(help: "host:port for /metrics, /healthz, /readyz; empty turns it off (RECEIPTD_METRICS_ADDR).")
     var metricsAddr: String?
+    @Option(help: "host:port for POST /notifications/apple; empty or unset: off (RECEIPTD_NOTIFICATIONS_ADDR).")
+    var notificationsAddr: String?
 
     /// The process environment with the given flags laid over it.
     func mergedEnvironment() -> [String: String] {
@@ -86,6 +88,7 @@ struct SettingsOptions: ParsableArguments {
             ("RECEIPTD_RETENTION", retention),
             ("RECEIPTD_LOG_LEVEL", logLevel), ("RECEIPTD_LOG_FORMAT", logFormat),
             ("RECEIPTD_METRICS_ADDR", metricsAddr),
+            ("RECEIPTD_NOTIFICATIONS_ADDR", notificationsAddr),
         ]
         for case let (name, value?) in flags { environment[name] = value }
         return environment

@@ -129,7 +129,7 @@ struct EnvironmentReader {
     /// `host:port` to listen on; `fallback` when unset, nil (off) when set to the empty string.
     func listenAddress(
         _ name: String,
-        fallback: MetricsServer.Configuration
+        fallback: MetricsServer.Configuration?
     ) throws(ConfigurationError) -> MetricsServer.Configuration? {
         guard let text = environment[name] else { return fallback }
         guard !text.trimmingCharacters(in: .whitespaces).isEmpty else { return nil }

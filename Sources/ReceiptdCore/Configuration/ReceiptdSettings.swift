@@ -18,6 +18,8 @@ package struct ReceiptdSettings: Sendable {
     package var logFormat: LogFormat?
     /// Where `/metrics`, `/healthz` and `/readyz` are served; nil turns the endpoint off.
     package var metrics: MetricsServer.Configuration?
+    /// Where `POST /notifications/apple` is served (`RECEIPTD_NOTIFICATIONS_ADDR`); nil (the default) turns it off.
+    package var notifications: MetricsServer.Configuration?
 
     /// Creates settings from values.
     package init(
@@ -90,6 +92,7 @@ package struct ReceiptdSettings: Sendable {
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
+        notifications = try reader.listenAddress("RECEIPTD_NOTIFICATIONS_ADDR", fallback: nil)
         if daemon.lease <= .seconds(apple.requestTimeout.components.seconds) {
             throw ConfigurationError(
                 variable: "RECEIPTD_LEASE",

@@ -162,6 +162,10 @@ package final class ReceiptDaemon: Service {
     /// Answers `/readyz`: `SELECT 1` on the daemon's own pool, so readiness checks stay within `RECEIPTD_DB_CONNECTIONS`.
     package func makeDatabaseProbe() -> DatabaseProbe { DatabaseProbe(pool: pool) }
 
+    /// Where the notification endpoint records what it accepts: the daemon's own queue and pool, so the intake
+    /// stays within `RECEIPTD_DB_CONNECTIONS` too.
+    package func makeNotificationIntake() -> any NotificationIntake { queue }
+
     /// Runs until graceful shutdown: then stops claiming, gives requests in flight the grace period,
     /// aborts the rest and puts their jobs back to `pending`.
     package func run() async throws {

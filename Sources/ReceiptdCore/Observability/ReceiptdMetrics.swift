@@ -29,6 +29,9 @@ package struct ReceiptdMetrics: Sendable {
         package static let googleFinalizations = "receiptd_google_finalizations_total"
         /// Gauge by `api` and `store`: 1 while claims skip the jobs that need that store API (its breaker is open).
         package static let storeAPIPaused = "receiptd_store_api_paused"
+        /// Counter by `store` and `reason` (`body`, `too_large`, `malformed`, `chain`, `signature`, `bundle`,
+        /// `environment`, `app_apple_id`, `database`): notification requests the intake refused.
+        package static let notificationsRefused = "receiptd_notifications_refused_total"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
@@ -119,6 +122,15 @@ package struct ReceiptdMetrics: Sendable {
         Counter(
             label: Name.googleFinalizations,
             dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
+            factory: factory
+        ).increment()
+    }
+
+    /// The notification intake refused a request from `store` for `reason`.
+    package func notificationRefused(store: Store, reason: String) {
+        Counter(
+            label: Name.notificationsRefused,
+            dimensions: [("store", store.rawValue), ("reason", reason)],
             factory: factory
         ).increment()
     }

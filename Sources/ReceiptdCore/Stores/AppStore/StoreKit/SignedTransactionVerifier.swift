@@ -1,13 +1,9 @@
-import Crypto
 import Foundation
-import SwiftASN1
-import Synchronization
-@_spi(FixedExpiryValidationTime) import X509
+import X509
 
-/// Verifies a StoreKit 2 signed transaction (a compact JWS) offline, as Apple's `SignedDataVerifier` does: ES256,
-/// an `x5c` chain of three certificates that verifies to a trusted root at the payload's `signedDate`, Apple's
-/// OIDs on the leaf and the intermediate, and a signature made with the leaf's key. Bundle and environment are
-/// the outcome rules' to judge (`DeliveryPlanner.rejection`), as for every store answer.
+/// Verifies a StoreKit 2 signed transaction (a compact JWS) offline with `AppleJWSVerifier`: the chain must be
+/// valid at the transaction's `signedDate`. Bundle and environment are the outcome rules' to judge
+/// (`DeliveryPlanner.rejection`), as for every store answer.
 package final class SignedTransactionVerifier: Sendable {
     /// Why a signed transaction is not one Apple made: the check that failed, for `last_error`.
     package struct Rejection: Error, Equatable, CustomStringConvertible {
@@ -15,130 +11,29 @@ package final class SignedTransactionVerifier: Sendable {
         package var description: String
     }
 
-    private static let leafOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 11, 1]
-    private static let intermediateOID: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 2, 1]
-    /// How long a verified chain is remembered, as Apple's library does.
-    private static let chainCacheLifetime: Duration = .seconds(15 * 60)
-    private static let chainCacheLimit = 32
-
-    private let roots: CertificateStore
-    /// Verified JWS headers (their base64url text): the leaf's key and the instants the chain's certificates are
-    /// all valid, until the entry expires.
-    private let verifiedChains = Mutex<[String: VerifiedChain]>([:])
+    private let jws: AppleJWSVerifier
 
     /// Creates a verifier that trusts `roots` (Apple Root CA - G3 in production).
-    package init(roots: [Certificate]) {
-        self.roots = CertificateStore(roots)
+    package convenience init(roots: [Certificate]) {
+        self.init(jws: AppleJWSVerifier(roots: roots))
+    }
+
+    /// Creates a verifier on `jws`, whose remembered chains it shares with the other users of `jws`.
+    package init(jws: AppleJWSVerifier) {
+        self.jws = jws
     }
 
     /// The transaction in `jws`, once every check passed.
     package func verify(_ jws: String) async throws(Rejection) -> SignedTransaction {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]),
-            let signatureBytes = Base64URL.decode(parts[2])
-        else {
-            throw Rejection(description: "signed transaction is not a compact JWS")
-        }
-        // The header first (its checks come first), unless it is one verified a moment ago.
-        let headerText = String(parts[0])
-        let known = verifiedChains.withLock { $0[headerText] }.flatMap { $0.expires > .now ? $0 : nil }
-        let x5c = known == nil ? try Self.certificates(inHeader: headerText) : []
-        let transaction: SignedTransaction
         do {
-            transaction = try SignedTransaction(json: payloadBytes)
+            return try await self.jws.verify(
+                jws,
+                noun: "signed transaction",
+                read: { try SignedTransaction(json: $0) },
+                signedDate: \.signedDate
+            )
         } catch {
-            throw Rejection(description: "signed transaction payload: \(error)")
+            throw Rejection(description: error.description)
         }
-        let key: P256.Signing.PublicKey
-        if let known {
-            guard known.validity.contains(transaction.signedDate) else {
-                throw Rejection(description: "certificate chain is not valid at signedDate \(transaction.signedDate)")
-            }
-            key = known.key
-        } else {
-            key = try await verifiedKey(header: headerText, x5c: x5c, at: transaction.signedDate)
-        }
-        guard let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes),
-            key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
-        else {
-            throw Rejection(description: "signed transaction signature does not verify with its leaf certificate's key")
-        }
-        return transaction
-    }
-
-    /// The header's `x5c`, once it says ES256 and holds three certificates.
-    private static func certificates(inHeader text: String) throws(Rejection) -> [String] {
-        guard let headerBytes = Base64URL.decode(Substring(text)),
-            let header = try? JSONDecoder().decode(Header.self, from: headerBytes)
-        else {
-            throw Rejection(description: "signed transaction header is not JSON")
-        }
-        guard header.alg == "ES256" else {
-            throw Rejection(description: "signed transaction alg is \(header.alg ?? "absent"), not ES256")
-        }
-        guard let x5c = header.x5c, x5c.count == 3 else {
-            throw Rejection(description: "signed transaction x5c holds \(header.x5c?.count ?? 0) certificates, not 3")
-        }
-        return x5c
-    }
-
-    /// The leaf's key, once the chain in `x5c` verifies to a trusted root at `date` with Apple's OIDs; remembered
-    /// for 15 minutes under the header's text (Apple signs many transactions under one header), after which a
-    /// known header is neither decoded nor verified again: only `date` is checked against its validity.
-    private func verifiedKey(
-        header text: String,
-        x5c: [String],
-        at date: Date
-    ) async throws(Rejection) -> P256.Signing.PublicKey {
-        let now = ContinuousClock.now
-        let certificates: [Certificate]
-        do {
-            certificates = try x5c.prefix(2).map { entry in
-                guard let der = Data(base64Encoded: entry) else { throw Rejection(description: "not base64") }
-                return try Certificate(derEncoded: Array(der))
-            }
-        } catch {
-            throw Rejection(description: "signed transaction x5c holds a certificate that cannot be read")
-        }
-        var verifier = Verifier(rootCertificates: roots) { RFC5280Policy(fixedExpiryValidationTime: date) }
-        let chain: ValidatedCertificateChain
-        switch await verifier.validate(leaf: certificates[0], intermediates: CertificateStore([certificates[1]])) {
-        case .validCertificate(let validated):
-            chain = validated
-        case .couldNotValidate(let failures):
-            let reason = failures.first.map { "\($0.policyFailureReason)" } ?? "no path to a trusted root"
-            throw Rejection(description: "certificate chain does not verify to a trusted root at signedDate: \(reason)")
-        }
-        guard chain.count == 3 else {
-            throw Rejection(description: "certificate chain has \(chain.count) certificates, not 3")
-        }
-        guard chain[1].extensions.contains(where: { $0.oid == Self.intermediateOID }) else {
-            throw Rejection(description: "intermediate certificate lacks Apple's OID 1.2.840.113635.100.6.2.1")
-        }
-        guard chain[0].extensions.contains(where: { $0.oid == Self.leafOID }) else {
-            throw Rejection(description: "leaf certificate lacks Apple's OID 1.2.840.113635.100.6.11.1")
-        }
-        guard let key = P256.Signing.PublicKey(chain[0].publicKey) else {
-            throw Rejection(description: "leaf certificate's key is not P-256")
-        }
-        let validity = chain.map(\.notValidBefore).max()!...chain.map(\.notValidAfter).min()!
-        verifiedChains.withLock { cache in
-            if cache.count >= Self.chainCacheLimit { cache = cache.filter { $0.value.expires > now } }
-            if cache.count < Self.chainCacheLimit {
-                cache[text] = VerifiedChain(key: key, validity: validity, expires: now + Self.chainCacheLifetime)
-            }
-        }
-        return key
-    }
-
-    private struct Header: Decodable {
-        var alg: String?
-        var x5c: [String]?
-    }
-
-    private struct VerifiedChain {
-        var key: P256.Signing.PublicKey
-        var validity: ClosedRange<Date>
-        var expires: ContinuousClock.Instant
     }
 }

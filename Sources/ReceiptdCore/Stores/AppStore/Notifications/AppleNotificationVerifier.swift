@@ -1,0 +1,135 @@
+import Foundation
+import X509
+
+/// Verifies an App Store Server Notification V2 (`signedPayload`, a compact JWS) and turns it into the record
+/// the intake stores: the JWS as a signed transaction is verified (`AppleJWSVerifier`, at the notification's
+/// `signedDate`), then its app (`bundleId`, `appAppleId`) and `environment`, then the nested
+/// `signedTransactionInfo` the same way. Used for pushed notifications and for those the catch-up reads from
+/// Get Notification History.
+package final class AppleNotificationVerifier: Sendable {
+    private let jws: AppleJWSVerifier
+    private let bundleID: String
+    private let sandbox: SandboxPolicy
+    private let appAppleID: Int64?
+
+    /// Creates a verifier that trusts `jws`'s roots and accepts notifications for `bundleID` (and `appAppleID`,
+    /// when set) from the environments `sandbox` allows.
+    package init(jws: AppleJWSVerifier, bundleID: String, sandbox: SandboxPolicy, appAppleID: Int64?) {
+        self.jws = jws
+        self.bundleID = bundleID
+        self.sandbox = sandbox
+        self.appAppleID = appAppleID
+    }
+
+    /// Creates the verifier `settings` describe: `APPLE_ROOT_CA_FILE` (or Apple Root CA - G3), `APPLE_BUNDLE_ID`,
+    /// `RECEIPTD_SANDBOX` and `APPLE_APP_ID`.
+    package convenience init(settings: ReceiptdSettings) {
+        self.init(
+            jws: AppleJWSVerifier(roots: settings.storeKit.trustedRoots),
+            bundleID: settings.daemon.expectedBundleID,
+            sandbox: settings.daemon.sandbox,
+            appAppleID: settings.storeKit.appAppleID
+        )
+    }
+
+    /// The notification in `signedPayload`, once every check passed, as `source` delivered it.
+    package func verify(
+        signedPayload: String,
+        source: StoreNotification.Source
+    ) async throws(AppleNotificationRejection) -> StoreNotification {
+        let notification = try await verified(
+            signedPayload,
+            noun: "notification",
+            read: { try Payload(json: $0) },
+            signedDate: \.signedDate
+        )
+        let app = notification.app
+        guard let bundle = app.bundleID else {
+            throw AppleNotificationRejection(.bundle, "notification names no bundleId")
+        }
+        guard bundle == bundleID else {
+            throw AppleNotificationRejection(.bundle, "notification bundleId is \(bundle), not \(bundleID)")
+        }
+        guard let environment = app.environment.flatMap(StoreEnvironment.init(rawValue:)) else {
+            throw AppleNotificationRejection(
+                .environment,
+                "notification environment is \(app.environment ?? "absent"), not Production or Sandbox"
+            )
+        }
+        guard environment == .production || sandbox == .accept else {
+            throw AppleNotificationRejection(.environment, "notification is from the Sandbox (RECEIPTD_SANDBOX=reject)")
+        }
+        // Apple leaves appAppleId out in the sandbox; one that is there must still match.
+        if let appAppleID, environment == .production || app.appAppleID != nil, app.appAppleID != appAppleID {
+            throw AppleNotificationRejection(
+                .appAppleID,
+                "notification appAppleId is \(app.appAppleID.map(String.init) ?? "absent"), not \(appAppleID)"
+            )
+        }
+        var transactionJSON: String?
+        var transaction: SignedTransaction?
+        if let signed = notification.signedTransactionInfo {
+            let (verified, json) = try await verified(
+                signed,
+                noun: "signed transaction",
+                read: { data in (try SignedTransaction(json: data), try Self.storableText(data)) },
+                signedDate: { $0.0.signedDate }
+            )
+            guard verified.bundleID == bundleID else {
+                throw AppleNotificationRejection(
+                    .bundle,
+                    "signed transaction bundleId is \(verified.bundleID), not \(bundleID)"
+                )
+            }
+            guard verified.environment == environment.rawValue else {
+                throw AppleNotificationRejection(
+                    .environment,
+                    "signed transaction environment is \(verified.environment), not the notification's \(environment)"
+                )
+            }
+            (transaction, transactionJSON) = (verified, json)
+        }
+        let payload =
+            "{\"notification\":\(notification.json)" + (transactionJSON.map { ",\"transaction\":\($0)" } ?? "") + "}"
+        return StoreNotification(
+            store: .apple,
+            notificationID: notification.uuid,
+            type: notification.type,
+            subtype: notification.subtype,
+            transactionID: transaction?.transactionID,
+            originalTransactionID: transaction?.originalTransactionID,
+            environment: environment,
+            signedAt: notification.signedDate,
+            source: source,
+            payload: payload
+        )
+    }
+
+    /// `jws`'s payload read by `read`, its failures as rejections.
+    private func verified<Value>(
+        _ jws: String,
+        noun: String,
+        read: (Data) throws -> Value,
+        signedDate: (Value) -> Date
+    ) async throws(AppleNotificationRejection) -> Value {
+        do {
+            return try await self.jws.verify(jws, noun: noun, read: read, signedDate: signedDate)
+        } catch {
+            let reason: AppleNotificationRejection.Reason =
+                switch error.check {
+                case .format: .malformed
+                case .chain: .chain
+                case .signature: .signature
+                }
+            throw AppleNotificationRejection(reason, error.description)
+        }
+    }
+
+    /// The payload as UTF-8 JSON text that `jsonb` takes (it refuses `\u0000`).
+    static func storableText(_ data: Data) throws(Payload.FormatError) -> String {
+        guard let text = String(data: data, encoding: .utf8), !text.contains("\\u0000") else {
+            throw Payload.FormatError(description: "is not UTF-8 JSON that PostgreSQL can store")
+        }
+        return text
+    }
+}
