@@ -64,14 +64,14 @@ extension VerifyReceiptHandler {
                     receivedAt: Date()
                 )
             )
-            write(reply.reply, for: head, context: context)
+            writeReply(reply.reply, for: head, context: context)
         case .history(let environment):
             answerHistory(head, environment: environment, data, context: context)
         case .script(let consumption):
             guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let steps = try? JSONDecoder().decode(
                     [ScriptStep].self,
-                    from: JSONSerialization.data(withJSONObject: object["script"] ?? [])
+                    from: JSONSerialization.data(withJSONObject: object["script"] ?? [Any]())
                 )
             else {
                 writeResponse(
@@ -130,7 +130,7 @@ extension VerifyReceiptHandler {
         } else if let step = ledger.nextHistoryStep(), let scripted = serverAPI.scriptedReply(step) {
             reply = scripted
         } else if let start, let end, start < end, start >= Self.earliestStart(environment),
-            let offset = token.map(HistoryRevision.offset) ?? 0
+            let offset = token == nil ? 0 : token.flatMap(HistoryRevision.offset)
         {
             let (page, next) = ledger.historyPage(
                 environment: environment == .sandbox ? "Sandbox" : "Production",
@@ -154,7 +154,7 @@ extension VerifyReceiptHandler {
                 receivedAt: Date()
             )
         )
-        write(reply, for: head, context: context)
+        writeReply(reply, for: head, context: context)
     }
 
     /// The earliest `startDate` Apple accepts: 180 days back in production, 30 in the sandbox.
@@ -236,7 +236,7 @@ extension VerifyReceiptHandler {
     }
 
     /// Writes a reply (closing the connection for a scripted reset).
-    private func write(_ reply: ServerAPIAnswer.Reply, for head: HTTPRequestHead, context: ChannelHandlerContext) {
+    private func writeReply(_ reply: ServerAPIAnswer.Reply, for head: HTTPRequestHead, context: ChannelHandlerContext) {
         switch reply {
         case .json(let status, let body, _, let retryAfter):
             writeResponse(

@@ -45,14 +45,14 @@ import FoundationNetworking
             let production = try await call(
                 "PUT",
                 standIn.serverAPIURL + "/inApps/v2/transactions/consumption/42",
-                bearer: try key.bearerToken(),
+                bearer: key.bearerToken(),
                 json: Self.consented
             )
             #expect(production.status == 202 && production.body.isEmpty)
             let sandbox = try await call(
                 "PUT",
                 standIn.serverAPISandboxURL + "/inApps/v2/transactions/consumption/43",
-                bearer: try key.bearerToken(),
+                bearer: key.bearerToken(),
                 json: Self.consented
             )
             #expect(sandbox.status == 202)
@@ -60,7 +60,7 @@ import FoundationNetworking
             let refused = try await call(
                 "PUT",
                 standIn.serverAPIURL + "/inApps/v2/transactions/consumption/44",
-                bearer: try key.bearerToken(),
+                bearer: key.bearerToken(),
                 json: Data(
                     #"{"customerConsented":false,"deliveryStatus":"DELIVERED","sampleContentProvided":false}"#.utf8
                 )
@@ -96,7 +96,7 @@ import FoundationNetworking
                     try await call(
                         "PUT",
                         client.standIn.serverAPIURL + "/inApps/v2/transactions/consumption/50",
-                        bearer: try key.bearerToken(),
+                        bearer: key.bearerToken(),
                         json: Self.consented
                     ).status
                 )
@@ -126,15 +126,20 @@ import FoundationNetworking
                 ServerAPINotificationOrder(notificationType: "TEST", signedDate: now - 10_000_000, deliver: false)
             )
             _ = try await standIn.sendNotification(
-                ServerAPINotificationOrder(notificationType: "TEST", environment: "Sandbox", deliver: false)
+                ServerAPINotificationOrder(
+                    notificationType: "TEST",
+                    environment: "Sandbox",
+                    signedDate: now - 500,
+                    deliver: false
+                )
             )
             let window = Data(#"{"startDate":\#(now - 5_000_000),"endDate":\#(now + 1)}"#.utf8)
             let url = standIn.serverAPIURL + "/inApps/v1/notifications/history"
-            let first = object(try await call("POST", url, bearer: try key.bearerToken(), json: window).body)
+            let first = object(try await call("POST", url, bearer: key.bearerToken(), json: window).body)
             #expect(first["hasMore"] as? Bool == true)
             let token = try #require(first["paginationToken"] as? String)
             let second = object(
-                try await call("POST", url + "?paginationToken=" + token, bearer: try key.bearerToken(), json: window)
+                try await call("POST", url + "?paginationToken=" + token, bearer: key.bearerToken(), json: window)
                     .body
             )
             #expect(second["hasMore"] as? Bool == false && second["paginationToken"] == nil)
@@ -147,16 +152,16 @@ import FoundationNetworking
                 try await call(
                     "POST",
                     standIn.serverAPISandboxURL + "/inApps/v1/notifications/history",
-                    bearer: try key.bearerToken(),
+                    bearer: key.bearerToken(),
                     json: window
                 ).body
             )
             #expect((sandbox["notificationHistory"] as? [Any])?.count == 1)
             // Further back than Apple keeps, and an inverted window, are bad requests.
             let tooOld = Data(#"{"startDate":\#(now - 181 * 86_400_000),"endDate":\#(now)}"#.utf8)
-            #expect(try await call("POST", url, bearer: try key.bearerToken(), json: tooOld).status == 400)
+            #expect(try await call("POST", url, bearer: key.bearerToken(), json: tooOld).status == 400)
             let inverted = Data(#"{"startDate":\#(now),"endDate":\#(now - 1)}"#.utf8)
-            #expect(try await call("POST", url, bearer: try key.bearerToken(), json: inverted).status == 400)
+            #expect(try await call("POST", url, bearer: key.bearerToken(), json: inverted).status == 400)
             #expect(try await call("POST", url, bearer: nil, json: window).status == 401)
             let queries = standIn.recordedNotificationHistoryQueries()
             #expect(queries.map(\.httpStatus) == [200, 200, 200, 400, 400, 401])

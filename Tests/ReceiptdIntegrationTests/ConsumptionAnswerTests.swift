@@ -1,5 +1,6 @@
 import FakeAppStore
 import Foundation
+import Prometheus
 import ReceiptdCore
 import Testing
 
@@ -48,13 +49,13 @@ import Testing
                     INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id,
                         environment, signed_at, source, payload, processed_at, result)
                     VALUES ('apple', gen_random_uuid()::text, 'CONSUMPTION_REQUEST', $1, $2,
-                            now() - make_interval(secs => $4 * 3600), 'push', '{}', now(),
-                            CASE WHEN $5 = 'pending' THEN 'consumption_requested' ELSE 'consumption_not_consented' END)
+                            now() - make_interval(secs => $4::float8 * 3600), 'push', '{}', now(),
+                            CASE WHEN $5::text = 'pending' THEN 'consumption_requested' ELSE 'consumption_not_consented' END)
                     RETURNING id, signed_at
                 )
                 INSERT INTO iap.consumption_requests (notification_id, transaction_id, environment, user_id,
                     requested_at, overdue_at, state)
-                SELECT id, $1, $2, $3, signed_at, signed_at + interval '10 hours', $5 FROM n
+                SELECT id, $1::text, $2::text, $3::text, signed_at, signed_at + interval '10 hours', $5::text FROM n
                 RETURNING notification_id
                 """,
                 [transactionID, environment, user, hoursAgo, state]
@@ -175,13 +176,27 @@ import Testing
     @Test func transientFailuresAreRetriedUntilAppleAccepts() async throws {
         try await Fixture.with { f in
             f.standIn.scriptConsumption([ScriptStep(http: 500), ScriptStep(http: 500)])
-            try await f.withDaemons { _ in
+            let registry = PrometheusCollectorRegistry()
+            let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
+            try await f.withDaemons(metrics: metrics) { _ in
                 try await Self.request(f, "9301", user: "u1")
                 try await waitForState(f, "9301", "sent")
             }
             #expect(f.standIn.recordedConsumptionRequests().map(\.httpStatus) == [500, 500, 202])
             let row = try await requestRow(f, "9301")
             #expect(row["state"] == "sent" && row["attempts"] == "3" && row["last_error"] == nil)
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            for (result, count) in [("retry", 2), ("sent", 1)] {
+                #expect(
+                    lines.contains {
+                        $0.hasPrefix("receiptd_consumption_answers_total") && $0.contains("result=\"\(result)\"")
+                            && $0.hasSuffix(" \(count)")
+                    },
+                    "\(lines)"
+                )
+            }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import NIOHTTP1
 
 extension ServerAPIClient {
     /// `/inApps/v2/transactions/consumption/{id}`: Send Consumption Information v2 (`PUT`, 202 when accepted).
