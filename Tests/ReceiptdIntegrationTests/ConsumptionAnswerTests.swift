@@ -173,6 +173,19 @@ import Testing
         }
     }
 
+    @Test func twoDaemonsSendEachAnswerOnce() async throws {
+        try await Fixture.with { f in
+            let ids = (0..<12).map { "96\($0 + 10)" }
+            for id in ids { try await Self.request(f, id, user: "u\(id)") }
+            try await f.withDaemons(count: 2) { _ in
+                try await f.waitUntil {
+                    try await f.value("SELECT count(*) FROM iap.consumption_requests WHERE state = 'sent'") == "12"
+                }
+            }
+            #expect(f.standIn.recordedConsumptionRequests().map(\.transactionID).sorted() == ids)
+        }
+    }
+
     @Test func transientFailuresAreRetriedUntilAppleAccepts() async throws {
         try await Fixture.with { f in
             f.standIn.scriptConsumption([ScriptStep(http: 500), ScriptStep(http: 500)])

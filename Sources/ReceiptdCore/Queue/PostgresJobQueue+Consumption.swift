@@ -1,4 +1,5 @@
 extension PostgresJobQueue: ConsumptionAnswerQueue {
+    /// Claims due `pending` rows no lease holds (`SKIP LOCKED`), reading whether the game granted each transaction.
     package func claimConsumptionRequests(limit: Int, lease: Duration) async throws -> [OwedConsumptionAnswer] {
         try await pool.execute(
             """
@@ -29,6 +30,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         }
     }
 
+    /// Renews this daemon's lease on `owed`, while it is still pending.
     package func renewConsumptionLease(_ owed: OwedConsumptionAnswer, lease: Duration) async throws -> Bool {
         try await pool.execute(
             """
@@ -39,6 +41,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         ).affectedRows == 1
     }
 
+    /// `sent`, with what was sent; the lease is released.
     package func markConsumptionSent(_ owed: OwedConsumptionAnswer, deliveryStatus: String, body: String) async throws {
         try await pool.execute(
             """
@@ -51,6 +54,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         )
     }
 
+    /// Due again after `delay`, with the failure; the lease is released.
     package func recordConsumptionRetry(
         _ owed: OwedConsumptionAnswer,
         after delay: Duration,
@@ -66,6 +70,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         )
     }
 
+    /// Due again after `delay`, the claim's try given back; the lease is released.
     package func postponeConsumption(_ owed: OwedConsumptionAnswer, after delay: Duration) async throws {
         try await pool.execute(
             """
@@ -78,6 +83,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         )
     }
 
+    /// `failed` for good, with Apple's refusal; the lease is released.
     package func markConsumptionFailed(_ owed: OwedConsumptionAnswer, error: String) async throws {
         try await pool.execute(
             """
