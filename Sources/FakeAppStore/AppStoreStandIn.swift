@@ -25,6 +25,8 @@ import Logging
 /// - `POST /fake/transactions` with `{"transaction":{payload},"script":[steps]}`:
 ///   registers like ``register(_:script:)``, answers 204.
 /// - `POST /fake/sign` with a payload: answers 200 with its JWS as text.
+/// - Send Consumption Information v2, Get Notification History, and `POST /fake/notifications` (sending a signed
+///   notification): see `AppStoreStandIn+Notifications.swift`.
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.
@@ -39,6 +41,8 @@ package final class AppStoreStandIn: Sendable {
     private let logger: Logger
     private let ledger: RequestLedger
     let serverAPILedger: ServerAPILedger
+    /// Notifications sent and consumption information received (see `AppStoreStandIn+Notifications.swift`).
+    let notificationLedger: ServerAPINotificationLedger
     private let listener: StandInListener
 
     /// Creates a stand-in; nothing is bound until ``start()``.
@@ -54,6 +58,7 @@ package final class AppStoreStandIn: Sendable {
             // Fixed names, fresh P-256 keys and in-range dates: generation cannot fail.
             preconditionFailure("AppleTestChain failed to generate: \(error)")
         }
+        notificationLedger = ServerAPINotificationLedger(chain: testChain)
     }
 
     /// Binds and starts serving on `MultiThreadedEventLoopGroup.singleton`; returns the bound port.
@@ -66,7 +71,8 @@ package final class AppStoreStandIn: Sendable {
             ledger: serverAPILedger,
             bearerCheck: ServerAPIBearerCheck(configuration: configuration),
             chain: testChain,
-            historyPageSize: configuration.serverAPIHistoryPageSize
+            historyPageSize: configuration.serverAPIHistoryPageSize,
+            notifications: notificationLedger
         )
         let logger = self.logger
         let port = try await listener.start {

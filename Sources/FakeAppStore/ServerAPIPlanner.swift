@@ -9,6 +9,8 @@ struct ServerAPIPlanner: Sendable {
     let chain: AppleTestChain
     /// Transactions per Get Transaction History page.
     let historyPageSize: Int
+    /// Notifications sent, consumption information received, and their scripts.
+    let notifications: ServerAPINotificationLedger
 
     /// Logs a Get Transaction Info or Get Transaction History call and plans its answer.
     func plan(
@@ -46,7 +48,7 @@ struct ServerAPIPlanner: Sendable {
     }
 
     /// A script step's own answer; `nil` when the step only delays (or only sets verifyReceipt's `status`).
-    private func scriptedReply(_ step: ScriptStep) -> ServerAPIAnswer.Reply? {
+    func scriptedReply(_ step: ScriptStep) -> ServerAPIAnswer.Reply? {
         if step.reset == true { return .closeConnection }
         if let code = step.errorCode {
             return error(code, status: step.http, retryAfter: step.retryAfter)
@@ -99,7 +101,7 @@ struct ServerAPIPlanner: Sendable {
         return .json(status: 200, body: body, errorCode: nil, retryAfter: nil)
     }
 
-    private func error(_ code: Int, status: Int? = nil, retryAfter: String? = nil) -> ServerAPIAnswer.Reply {
+    func error(_ code: Int, status: Int? = nil, retryAfter: String? = nil) -> ServerAPIAnswer.Reply {
         .json(
             status: status ?? ServerAPIAnswerBody.httpStatus(forErrorCode: code),
             body: ServerAPIAnswerBody.error(code),

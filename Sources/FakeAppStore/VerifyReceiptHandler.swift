@@ -86,6 +86,8 @@ final class VerifyReceiptHandler: ChannelInboundHandler, RemovableChannelHandler
             answerRegistration(head, body: body, context: context)
         case (.POST, "/fake/sign"):
             answerSigning(head, body: body, context: context)
+        case _ where Self.notificationRoute(head.method, path) != nil:
+            answerNotifications(head, route: Self.notificationRoute(head.method, path)!, body: body, context: context)
         default:
             writeResponse(head, status: .notFound, context: context)
         }

@@ -7,7 +7,8 @@ struct FakeAppStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-appstore",
         abstract:
-            "Serve a stand-in verifyReceipt and App Store Server API for synthetic purchases (never for production)."
+            "Serve a stand-in verifyReceipt and App Store Server API for synthetic purchases (never for production).",
+        subcommands: [FakeAppStoreNotifyCommand.self]
     )
 
     @Option(help: "Address to listen on, HOST:PORT.") var listen = "127.0.0.1:8089"

@@ -81,6 +81,7 @@ struct Fixture: Sendable {
         settings: ReceiptdSettings? = nil,
         logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
         metrics: ReceiptdMetrics = ReceiptdMetrics(factory: NOOPMetricsHandler.instance),
+        notificationVerifier: NotificationHistoryPoller.Verify? = nil,
         _ body: ([ReceiptDaemon]) async throws -> Void
     ) async throws {
         let settings = settings ?? self.settings()
@@ -93,7 +94,8 @@ struct Fixture: Sendable {
                 storeKit: settings.storeKit,
                 googlePlay: settings.googlePlay,
                 logger: logger,
-                metrics: metrics
+                metrics: metrics,
+                notificationVerifier: notificationVerifier
             )
         }
         let group = ServiceGroup(

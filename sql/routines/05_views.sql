@@ -65,6 +65,14 @@ JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = f.transaction
 LEFT JOIN iap.jobs j ON j.id = d.job_id
 WHERE f.done_at IS NULL AND f.overdue_at < now()
 UNION ALL
+-- A consumption answer Apple asked for (CONSUMPTION_REQUEST) still unsent 10 hours after the request: Apple decides
+-- the refund about 12 hours after it asked, with or without the answer.
+SELECT NULL, d.order_id, c.state, 'consumption_overdue', round(extract(epoch FROM now() - c.requested_at))::bigint,
+       c.attempts, c.locked_by, NULL, c.run_at, c.last_error
+FROM iap.consumption_requests c
+LEFT JOIN iap.deliveries d ON d.store = 'apple' AND d.transaction_id = c.transaction_id
+WHERE c.state = 'pending' AND c.overdue_at < now()
+UNION ALL
 -- The voided-purchases poll has not succeeded for a day while pollers keep trying (failing, or finding the
 -- advisory lock held): refunds go unrecorded. Google lists 30 days back, so there is time to fix it.
 SELECT NULL, NULL, NULL, 'voided_poll_failing', round(extract(epoch FROM now() - coalesce(c.succeeded_at, c.created_at)))::bigint,

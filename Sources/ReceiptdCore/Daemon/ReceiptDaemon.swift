@@ -32,7 +32,8 @@ package final class ReceiptDaemon: Service {
         storeKit: StoreKitConfiguration = StoreKitConfiguration(),
         googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
         logger: Logger,
-        metrics: ReceiptdMetrics = ReceiptdMetrics()
+        metrics: ReceiptdMetrics = ReceiptdMetrics(),
+        notificationVerifier: NotificationHistoryPoller.Verify? = nil
     ) {
         let identity = DaemonIdentity.make()
         var logger = logger
@@ -105,9 +106,39 @@ package final class ReceiptDaemon: Service {
             logger: logger,
             metrics: metrics
         )
+        // With the Server API key: consumption answers, and the notification history catch-up.
+        // WIRING POINT: the catch-up runs once `notificationVerifier` (the App Store notification verifier's
+        // `verify(signedPayload:source:)`) is passed; without it only the consumption answers run.
+        let appleNotifications: [any Service] =
+            serverAPI.map { client in
+                [
+                    ConsumptionSender(
+                        queue: queue,
+                        client: client,
+                        refundPreference: storeKit.refundPreference,
+                        backoff: configuration.backoff,
+                        pollInterval: configuration.pollInterval,
+                        lease: configuration.lease,
+                        logger: logger,
+                        metrics: metrics
+                    )
+                ]
+                    + (notificationVerifier.map { verify in
+                        [
+                            NotificationHistoryPoller(
+                                store: queue,
+                                client: client,
+                                verify: verify,
+                                sandbox: configuration.sandbox,
+                                interval: storeKit.notificationHistoryInterval,
+                                logger: logger
+                            )
+                        ]
+                    } ?? [])
+            } ?? []
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
         companions =
-            google.map { client in
+            (google.map { client in
                 [
                     GoogleFinalizer(
                         queue: queue,
@@ -125,7 +156,7 @@ package final class ReceiptDaemon: Service {
                         logger: logger
                     ),
                 ]
-            } ?? []
+            } ?? []) + appleNotifications
         self.metrics = metrics
         self.logger = logger
         self.receipts = storeKit.receiptVerifier
@@ -148,7 +179,9 @@ package final class ReceiptDaemon: Service {
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
-    /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`). Run them in the same service group.
+    /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
+    /// the consumption answers (`ConsumptionSender`) and, given a notification verifier, the notification history
+    /// catch-up (`NotificationHistoryPoller`). Run them in the same service group.
     package let companions: [any Service]
 
     /// This daemon's `locked_by` value.

@@ -40,7 +40,7 @@ package struct ReceiptdMetrics: Sendable {
         .milliseconds(2500), .seconds(5), .seconds(10), .seconds(20), .seconds(30),
     ]
 
-    private let factory: any MetricsFactory
+    let factory: any MetricsFactory
     private let claimed: Counter
     private let inFlight: Meter
     private let due: Meter

@@ -20,16 +20,17 @@ enum ServerAPIClassifier {
     }
 
     /// Judges an answer with HTTP `status` and `body` from `environment`; `retryAfter` is its header, `now` the time
-    /// it came.
+    /// it came. `success` is the endpoint's status of success (200; Send Consumption Information's is 202).
     static func classify(
         status: Int,
         body: Data,
         retryAfter: String?,
         environment: StoreEnvironment,
+        success: Int = 200,
         now: Date = Date()
     ) -> Judgement {
         var outcome = ServerAPIOutcome(answer: .found(body), environment: environment, httpStatus: status)
-        guard status != 200 else { return Judgement(outcome: outcome) }
+        guard status != success else { return Judgement(outcome: outcome) }
         let fields = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         let errorCode = FlexibleJSON.integer(fields?["errorCode"]).map(Int.init)
         outcome.storeStatus = errorCode

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The App Store Server API's transport: every request paced through the database (`ServerAPIPacing`), signed
@@ -53,7 +54,7 @@ final class ServerAPIClient: Sendable {
     }
 
     /// `text` safe in a path segment or a query value: ids come from receipts nobody signed, revisions are opaque.
-    private static func pathSegment(_ text: String) -> String {
+    static func pathSegment(_ text: String) -> String {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }
 
@@ -72,6 +73,18 @@ final class ServerAPIClient: Sendable {
 
     /// One paced, authenticated `GET {base}{path}`, its answer judged: a 200's body, or the verdict an error earns.
     func get(_ environment: StoreEnvironment, path: String) async -> ServerAPIOutcome {
+        await send(environment, method: .GET, path: path)
+    }
+
+    /// One paced, authenticated request `method {base}{path}` with a JSON `body`, its answer judged: the body of an
+    /// answer with status `success`, or the verdict an error earns.
+    func send(
+        _ environment: StoreEnvironment,
+        method: HTTPMethod,
+        path: String,
+        body: Data? = nil,
+        success: Int = 200
+    ) async -> ServerAPIOutcome {
         do {
             let (granted, wait) = try await pacing.reserve()
             guard granted else {
@@ -85,6 +98,11 @@ final class ServerAPIClient: Sendable {
         }
         let base = environment == .production ? configuration.productionURL : configuration.sandboxURL
         var request = HTTPClientRequest(url: base + path)
+        request.method = method
+        if let body {
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
         do {
             request.headers.add(
                 name: "Authorization",
@@ -106,7 +124,8 @@ final class ServerAPIClient: Sendable {
                 status: Int(response.status.code),
                 body: body,
                 retryAfter: response.headers.first(name: "Retry-After"),
-                environment: environment
+                environment: environment,
+                success: success
             )
         } catch is NIOTooManyBytesError {
             return failed(environment, "\(label): answer over 1 MiB")
