@@ -25,7 +25,7 @@ import Testing
         result: String? = nil,
         error: String? = nil
     ) async throws -> Int64 {
-        let id = try await f.value(
+        let row = try await f.value(
             """
             INSERT INTO iap.store_notifications (store, notification_id, notification_type, subtype, transaction_id,
                 original_transaction_id, environment, signed_at, received_at, source, processed_at, result, error, payload)
@@ -39,7 +39,7 @@ import Testing
                 Self.payloadMarker,
             ]
         )
-        return try #require(id.flatMap { Int64($0) })
+        return try #require(row.flatMap { Int64($0) })
     }
 
     /// Runs `receiptd arguments… --database-url URL` and requires exit status 0.
@@ -100,9 +100,9 @@ import Testing
                     ]
             )
             #expect(table[1].contains("VOIDED") && table[1].contains(#"no such\r\nline"#))
-            #expect(table[2].contains("REFUND") && table[2].contains("1001") && table[2].contains("revoked"))
+            #expect(table[3].contains("REFUND") && table[3].contains("1001") && table[3].contains("revoked"))
             #expect(
-                table[3].contains("CONSUMPTION_REQUEST") && table[3].contains("history") && table[3].contains("not yet")
+                table[2].contains("CONSUMPTION_REQUEST") && table[2].contains("history") && table[2].contains("not yet")
             )
             #expect(table[4].contains("TEST") && table[4].contains("recorded"))
 
