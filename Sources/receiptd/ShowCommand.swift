@@ -5,7 +5,7 @@ import ReceiptdCore
 struct ShowCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show an order with every job, every attempt and its deliveries."
+        abstract: "Show an order with every job, every attempt, its deliveries and the store notifications about them."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -17,7 +17,7 @@ struct ShowCommand: OperatorCommand {
         try await perform({ try await $0.show(orderID: order) }, text: Self.text)
     }
 
-    /// The order's facts, then tables of jobs, attempts and deliveries, for people.
+    /// The order's facts, then tables of jobs, attempts, deliveries and store notifications, for people.
     static func text(_ detail: OrderDetail) -> String {
         let order = detail.order
         let facts: [(String, String?)] = [
@@ -64,15 +64,48 @@ struct ShowCommand: OperatorCommand {
             ? "Deliveries: none"
             : "Deliveries:\n"
                 + TextTable(
-                    headers: ["TRANSACTION", "QTY", "JOB", "ENV", "PURCHASED", "DELIVERED"],
+                    headers: [
+                        "TRANSACTION", "QTY", "JOB", "ENV", "PURCHASED", "DELIVERED", "REVOKED", "REASON", "SHARE",
+                        "REVOCATION HANDLED",
+                    ],
                     rows: detail.deliveries.map { delivery in
                         [
                             delivery.transactionID, String(delivery.quantity), delivery.jobID.map(String.init),
                             delivery.environment,
-                            delivery.purchaseDate, delivery.deliveredAt,
+                            delivery.purchaseDate, delivery.deliveredAt, delivery.revokedAt, delivery.revocationReason,
+                            delivery.revokedAt == nil ? nil : share(delivery.revocationPercentage),
+                            delivery.revocationHandledAt,
                         ]
                     }
                 ).render()
-        return [header, "Jobs:\n" + jobs, attemptTable, deliveries].joined(separator: "\n\n")
+        let notifications =
+            detail.notifications.isEmpty
+            ? "Store notifications: none"
+            : "Store notifications:\n"
+                + TextTable(
+                    headers: [
+                        "RECEIVED", "TYPE", "SUBTYPE", "TRANSACTION", "ENV", "SOURCE", "PROCESSED", "RESULT", "ERROR",
+                    ],
+                    rows: detail.notifications.map { notification in
+                        [
+                            notification.receivedAt, notification.type, notification.subtype,
+                            notification.transactionID, notification.environment, notification.source,
+                            notification.processedAt ?? "not yet", notification.result, notification.error,
+                        ]
+                    }
+                ).render()
+        return [header, "Jobs:\n" + jobs, attemptTable, deliveries, notifications].joined(separator: "\n\n")
+    }
+
+    /// A revocation's share for people: `all`, or a prorated refund's percentage such as `37.5%`.
+    static func share(_ thousandths: Int?) -> String {
+        guard let thousandths else { return "all" }
+        let whole = thousandths / 1000
+        let fraction = thousandths % 1000
+        guard fraction != 0 else { return "\(whole)%" }
+        var decimals = String(fraction)
+        decimals = String(repeating: "0", count: 3 - decimals.count) + decimals
+        while decimals.hasSuffix("0") { decimals.removeLast() }
+        return "\(whole).\(decimals)%"
     }
 }

@@ -6,7 +6,7 @@ struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show jobs by state, orders by outcome, deliveries, daemons alive, retries of the last hour, stuck jobs, suspicious receipts and recent failures."
+            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts and recent failures."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -38,6 +38,12 @@ struct StatusCommand: OperatorCommand {
             "Owed to games for over 10 minutes: \(status.owedOverTenMinutes)"
                 + (status.owedOverTenMinutes > 0
                     ? " (delivered, not yet granted: is the game server calling iap.mark_granted?)" : "")
+        )
+        sections.append(
+            "Revocations unhandled for over 10 minutes: \(status.revocationsUnhandledOverTenMinutes)"
+                + (status.revocationsUnhandledOverTenMinutes > 0
+                    ? " (revoked, not yet handled: is the game server calling iap.owed_revocations and "
+                        + "iap.mark_revocation_handled?)" : "")
         )
         sections.append(
             "Unclaimed payments: \(status.unclaimedPayments)"
@@ -125,6 +131,25 @@ struct StatusCommand: OperatorCommand {
             sections.append(line)
         }
 
+        sections.append(
+            "Last TEST notification: "
+                + status.lastTestNotifications.map { test in
+                    "\(test.environment.terminalSafe) "
+                        + (test.receivedAt.map { at in test.source.map { "\(at) (\($0.terminalSafe))" } ?? at }
+                            ?? "never")
+                }.joined(separator: " / ")
+        )
+        sections.append(
+            "Store notifications not yet processed: \(status.unprocessedNotifications)"
+                + (status.oldestUnprocessedNotificationSeconds.flatMap { HumanDuration.text($0) }.map {
+                    " (the oldest received \($0) ago)"
+                } ?? "")
+        )
+        sections.append(
+            "Consumption answers overdue: \(status.consumptionAnswersOverdue)"
+                + (status.consumptionAnswersOverdue > 0
+                    ? " (unsent 10 hours after Apple asked; see iap.stuck_jobs and iap.consumption_requests)" : "")
+        )
         sections.append(
             "Waiting for a store to be configured: \(status.waitingForStoreConfiguration)"
                 + (status.waitingForStoreConfiguration > 0

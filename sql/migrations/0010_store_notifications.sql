@@ -95,3 +95,8 @@ ALTER TABLE iap.unclaimed_payments ALTER COLUMN order_id DROP NOT NULL;
 ALTER TABLE iap.unclaimed_payments ALTER COLUMN job_id DROP NOT NULL;
 ALTER TABLE iap.unclaimed_payments ADD COLUMN app_account_token uuid;
 ALTER TABLE iap.unclaimed_payments ADD COLUMN notification_id bigint REFERENCES iap.store_notifications (id);
+
+-- Operators (receiptd status): the last TEST notification of each environment, found without reading every
+-- notification ever received.
+CREATE INDEX store_notifications_tests ON iap.store_notifications (environment, received_at)
+    WHERE notification_type = 'TEST';

@@ -1,5 +1,6 @@
 extension OperatorQueries {
-    /// The order with every job, every attempt and every delivery; throws `OperatorError.notFound` for an unknown order.
+    /// The order with every job, every attempt, every delivery and the store notifications about its deliveries;
+    /// throws `OperatorError.notFound` for an unknown order.
     package func show(orderID: String) async throws -> OrderDetail {
         let rows = try await connection.withSession { session in
             try session.transaction { session in
@@ -32,12 +33,29 @@ extension OperatorQueries {
                 let deliveries = try session.execute(
                     """
                     SELECT transaction_id, job_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment,
-                           \(Self.utc("delivered_at")) AS delivered_at
+                           \(Self.utc("delivered_at")) AS delivered_at, \(Self.utc("revoked_at")) AS revoked_at,
+                           revocation_reason, revocation_percentage,
+                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at
                     FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
                     """,
                     [orderID]
                 )
-                return (order, jobs, attempts, deliveries)
+                // About its ledger rows: by transaction id, or by original id (a ledger row's own id, or the
+                // original id its first delivery recorded).
+                let notifications = try session.execute(
+                    """
+                    SELECT \(NotificationSummary.columns)
+                    FROM iap.store_notifications n
+                    WHERE (n.store, n.transaction_id) IN (
+                              SELECT d.store, d.transaction_id FROM iap.deliveries d WHERE d.order_id = $1)
+                       OR n.original_transaction_id IN (
+                              SELECT d.transaction_id FROM iap.deliveries d WHERE d.order_id = $1
+                              UNION SELECT o.original_transaction_id FROM iap.transaction_owners o WHERE o.order_id = $1)
+                    ORDER BY n.received_at, n.id
+                    """,
+                    [orderID]
+                )
+                return (order, jobs, attempts, deliveries, notifications)
             }
         }
         guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(orderID)") }
@@ -48,7 +66,8 @@ extension OperatorQueries {
                 let log = try (attemptsByJob[try job.int64("id")] ?? []).map(OrderDetail.Attempt.init(row:))
                 return try OrderDetail.Job(row: job, attemptLog: log)
             },
-            deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:))
+            deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)),
+            notifications: try rows.4.namedRows.map(NotificationSummary.init(row:))
         )
     }
 }

@@ -90,6 +90,29 @@ package struct OperatorQueries: Sendable {
                         \.description
                     )
                 }
+                let notifications = try session.execute(
+                    """
+                    SELECT (SELECT count(*) FROM iap.deliveries
+                            WHERE revoked_at < now() - interval '10 minutes' AND revocation_handled_at IS NULL) AS revocations,
+                           (SELECT count(*) FROM iap.store_notifications WHERE processed_at IS NULL) AS unprocessed,
+                           (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications
+                            WHERE processed_at IS NULL) AS oldest_unprocessed,
+                           (SELECT count(*) FROM iap.consumption_requests WHERE state = 'pending' AND overdue_at < now())
+                               AS consumption_overdue
+                    """
+                )
+                let tests = try session.execute(
+                    """
+                    SELECT e.environment, \(Self.utc("t.received_at")) AS received_at, t.source
+                    FROM (VALUES ('Production'), ('Sandbox')) AS e(environment)
+                    LEFT JOIN LATERAL (
+                        SELECT n.received_at, n.source FROM iap.store_notifications n
+                        WHERE n.store = 'apple' AND n.notification_type = 'TEST' AND n.environment = e.environment
+                        ORDER BY n.received_at DESC LIMIT 1
+                    ) t ON true
+                    ORDER BY e.environment
+                    """
+                )
                 let statuses = try session.execute(
                     """
                     SELECT s.status::text AS status, count(o.order_id) AS orders
@@ -131,7 +154,18 @@ package struct OperatorQueries: Sendable {
                             lockMissingSeconds: $0.optionalInt("lock_missing"),
                             lockHolders: $0["lock_missing"] == nil ? [] : holders
                         )
-                    }
+                    },
+                    revocationsUnhandledOverTenMinutes: try notifications.first?.int("revocations") ?? 0,
+                    lastTestNotifications: try tests.namedRows.map {
+                        QueueStatus.TestNotification(
+                            environment: try $0.string("environment"),
+                            receivedAt: $0["received_at"],
+                            source: $0["source"]
+                        )
+                    },
+                    unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
+                    oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
+                    consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0
                 )
             }
         }

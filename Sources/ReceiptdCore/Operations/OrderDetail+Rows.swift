@@ -62,7 +62,11 @@ extension OrderDetail.Delivery {
             quantity: try row.int("quantity"),
             purchaseDate: row["purchase_date"],
             environment: row["environment"],
-            deliveredAt: try row.string("delivered_at")
+            deliveredAt: try row.string("delivered_at"),
+            revokedAt: row["revoked_at"],
+            revocationReason: row["revocation_reason"],
+            revocationPercentage: row.optionalInt("revocation_percentage"),
+            revocationHandledAt: row["revocation_handled_at"]
         )
     }
 }

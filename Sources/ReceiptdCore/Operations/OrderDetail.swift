@@ -1,4 +1,5 @@
-/// What `receiptd show ORDER` shows: the order, each job with each of its attempts, and the ledger rows.
+/// What `receiptd show ORDER` shows: the order, each job with each of its attempts, the ledger rows, and the
+/// store notifications about them.
 package struct OrderDetail: Sendable, Codable, Equatable {
     /// The `iap.orders` row. Times are ISO-8601, UTC, throughout.
     package struct Order: Sendable, Codable, Equatable {
@@ -88,6 +89,14 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var environment: String?
         /// When it was delivered.
         package var deliveredAt: String
+        /// When the store revoked it (a refund, a family-sharing revoke, a void); `nil` while it stands.
+        package var revokedAt: String? = nil
+        /// Why: `refund_other`, `refund_app_issue`, `family_sharing`, or Google's reason.
+        package var revocationReason: String? = nil
+        /// A prorated refund's share, in thousandths of a percent (50000 is half); `nil` for all of it.
+        package var revocationPercentage: Int? = nil
+        /// When the game confirmed it handled the revocation (`iap.mark_revocation_handled`).
+        package var revocationHandledAt: String? = nil
     }
 
     /// The order.
@@ -96,4 +105,6 @@ package struct OrderDetail: Sendable, Codable, Equatable {
     package var jobs: [Job]
     /// Its deliveries, oldest first.
     package var deliveries: [Delivery]
+    /// The store notifications about its deliveries' transactions, oldest first.
+    package var notifications: [NotificationSummary] = []
 }

@@ -36,8 +36,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         package var state: JobState?
         /// `lease_expired` (running, its heartbeat and its daemon's over 60 s old), `overrun` (running far longer
         /// than an attempt may, its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago),
-        /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day) or
-        /// `api_blocked` (an API asked not to be called for over a minute more).
+        /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day),
+        /// `api_blocked` (an API asked not to be called for over a minute more) or `consumption_overdue` (a
+        /// consumption answer still unsent 10 hours after Apple asked).
         package var reason: String
         /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
         package var stuckSeconds: Int
@@ -104,6 +105,16 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         package var lockHolders: [String]
     }
 
+    /// The last `TEST` notification of one environment: Apple sends one on "Request a Test Notification".
+    package struct TestNotification: Sendable, Codable, Equatable {
+        /// `Production` or `Sandbox`.
+        package var environment: String
+        /// When it was received (ISO-8601, UTC); `nil` when none ever was.
+        package var receivedAt: String?
+        /// `push` (the intake's URL works) or `history` (only the catch-up found it).
+        package var source: String?
+    }
+
     /// Every job state, in lifecycle order, including those with no jobs.
     package var states: [StateCount]
     /// Orders by outcome.
@@ -140,6 +151,17 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var blockedAPIs: [BlockedAPI] = []
     /// The voided-purchases poll of each package that has one.
     package var voidedPolls: [VoidedPoll] = []
+    /// Ledger rows revoked over 10 minutes ago that the game has not marked handled: a game that does not take
+    /// refunds back.
+    package var revocationsUnhandledOverTenMinutes = 0
+    /// The last `TEST` notification of `Production` and of `Sandbox`, both always present.
+    package var lastTestNotifications: [TestNotification] = []
+    /// Store notifications recorded and not yet processed.
+    package var unprocessedNotifications = 0
+    /// Seconds since the oldest of them was received; `nil` when there is none.
+    package var oldestUnprocessedNotificationSeconds: Int? = nil
+    /// Consumption requests still unanswered past their `overdue_at` (10 hours after Apple asked).
+    package var consumptionAnswersOverdue = 0
 
     /// The number of jobs in `state`.
     package func jobs(in state: JobState) -> Int {

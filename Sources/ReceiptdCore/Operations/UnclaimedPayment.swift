@@ -10,18 +10,21 @@ package struct UnclaimedPayment: Sendable, Codable, Equatable {
     package var purchaseDate: String?
     /// `Production` or `Sandbox`.
     package var environment: String?
-    /// The owner of the order whose receipt carried it.
-    package var userID: String
-    /// That order.
-    package var orderID: String
-    /// The job that found it.
-    package var jobID: Int64
+    /// The owner of the order whose receipt carried it; `nil` for a purchase Apple reported itself
+    /// (`ONE_TIME_CHARGE`) that no order matched.
+    package var userID: String?
+    /// That order; `nil` as `userID`.
+    package var orderID: String?
+    /// The job that found it; `nil` as `userID`.
+    package var jobID: Int64?
     /// When it was first seen (ISO-8601, UTC).
     package var firstSeenAt: String
     /// The order it was delivered to since, if any.
     package var assignedOrderID: String?
     /// When that happened.
     package var assignedAt: String?
+    /// The purchase's app account token, when it carries one: it helps support find the player.
+    package var appAccountToken: String? = nil
 }
 
 /// What `receiptd assign` did.
