@@ -106,9 +106,13 @@ package final class ReceiptDaemon: Service {
             logger: logger,
             metrics: metrics
         )
-        // With the Server API key: consumption answers, and the notification history catch-up.
-        // WIRING POINT: the catch-up runs once `notificationVerifier` (the App Store notification verifier's
-        // `verify(signedPayload:source:)`) is passed; without it only the consumption answers run.
+        // With the Server API key: consumption answers, and the notification history catch-up, whose records are
+        // verified as the intake verifies a push (tests may pass another check).
+        let historyVerifier =
+            notificationVerifier
+            ?? { [verifier = AppleNotificationVerifier(storeKit: storeKit, daemon: configuration)] payload in
+                try await verifier.verify(signedPayload: payload, source: .history)
+            }
         let appleNotifications: [any Service] =
             serverAPI.map { client in
                 [
@@ -121,20 +125,16 @@ package final class ReceiptDaemon: Service {
                         lease: configuration.lease,
                         logger: logger,
                         metrics: metrics
-                    )
+                    ),
+                    NotificationHistoryPoller(
+                        store: queue,
+                        client: client,
+                        verify: historyVerifier,
+                        sandbox: configuration.sandbox,
+                        interval: storeKit.notificationHistoryInterval,
+                        logger: logger
+                    ),
                 ]
-                    + (notificationVerifier.map { verify in
-                        [
-                            NotificationHistoryPoller(
-                                store: queue,
-                                client: client,
-                                verify: verify,
-                                sandbox: configuration.sandbox,
-                                interval: storeKit.notificationHistoryInterval,
-                                logger: logger
-                            )
-                        ]
-                    } ?? [])
             } ?? []
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
         companions =

@@ -24,11 +24,16 @@ package final class AppleNotificationVerifier: Sendable {
     /// Creates the verifier `settings` describe: `APPLE_ROOT_CA_FILE` (or Apple Root CA - G3), `APPLE_BUNDLE_ID`,
     /// `RECEIPTD_SANDBOX` and `APPLE_APP_ID`.
     package convenience init(settings: ReceiptdSettings) {
+        self.init(storeKit: settings.storeKit, daemon: settings.daemon)
+    }
+
+    /// Creates the verifier of a daemon with these settings (the history catch-up's).
+    package convenience init(storeKit: StoreKitConfiguration, daemon: ReceiptDaemon.Configuration) {
         self.init(
-            jws: AppleJWSVerifier(roots: settings.storeKit.trustedRoots),
-            bundleID: settings.daemon.expectedBundleID,
-            sandbox: settings.daemon.sandbox,
-            appAppleID: settings.storeKit.appAppleID
+            jws: AppleJWSVerifier(roots: storeKit.trustedRoots),
+            bundleID: daemon.expectedBundleID,
+            sandbox: daemon.sandbox,
+            appAppleID: storeKit.appAppleID
         )
     }
 
