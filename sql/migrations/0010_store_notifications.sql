@@ -95,3 +95,9 @@ ALTER TABLE iap.unclaimed_payments ALTER COLUMN order_id DROP NOT NULL;
 ALTER TABLE iap.unclaimed_payments ALTER COLUMN job_id DROP NOT NULL;
 ALTER TABLE iap.unclaimed_payments ADD COLUMN app_account_token uuid;
 ALTER TABLE iap.unclaimed_payments ADD COLUMN notification_id bigint REFERENCES iap.store_notifications (id);
+
+-- Notification processing (n-process): a ONE_TIME_CHARGE and a CONSUMPTION_REQUEST find the order by the
+-- transaction's appAccountToken; the sweep that revokes ledger rows a settle wrote while a revocation of the
+-- same transaction was being recorded reads the recent memory only.
+CREATE INDEX orders_app_account_token ON iap.orders (app_account_token) WHERE app_account_token IS NOT NULL;
+CREATE INDEX revoked_transactions_recorded ON iap.revoked_transactions (recorded_at);

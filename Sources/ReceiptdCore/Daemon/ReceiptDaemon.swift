@@ -106,7 +106,7 @@ package final class ReceiptDaemon: Service {
             metrics: metrics
         )
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
-        companions =
+        var companions: [any Service] =
             google.map { client in
                 [
                     GoogleFinalizer(
@@ -126,6 +126,17 @@ package final class ReceiptDaemon: Service {
                     ),
                 ]
             } ?? []
+        // Every daemon processes the recorded store notifications.
+        companions.append(
+            NotificationProcessor(
+                queue: queue,
+                interval: configuration.pollInterval,
+                backoff: configuration.backoff,
+                logger: logger,
+                metrics: metrics
+            )
+        )
+        self.companions = companions
         self.metrics = metrics
         self.logger = logger
         self.receipts = storeKit.receiptVerifier
@@ -148,7 +159,8 @@ package final class ReceiptDaemon: Service {
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
-    /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`). Run them in the same service group.
+    /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); always the store notifications'
+    /// processing (`NotificationProcessor`). Run them in the same service group.
     package let companions: [any Service]
 
     /// This daemon's `locked_by` value.

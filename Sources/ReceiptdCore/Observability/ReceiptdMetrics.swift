@@ -29,6 +29,8 @@ package struct ReceiptdMetrics: Sendable {
         package static let googleFinalizations = "receiptd_google_finalizations_total"
         /// Gauge by `api` and `store`: 1 while claims skip the jobs that need that store API (its breaker is open).
         package static let storeAPIPaused = "receiptd_store_api_paused"
+        /// Counter by `store`, `type` and `result`: store notifications processed.
+        package static let storeNotifications = "receiptd_store_notifications_total"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
@@ -104,6 +106,15 @@ package struct ReceiptdMetrics: Sendable {
     package func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
         due.set(count)
         oldestDueAge.set(max(0, oldestDueAgeSeconds))
+    }
+
+    /// One store notification was processed with `result`.
+    package func storeNotification(store: String, type: String, result: NotificationResult) {
+        Counter(
+            label: Name.storeNotifications,
+            dimensions: [("store", store), ("type", type), ("result", result.rawValue)],
+            factory: factory
+        ).increment()
     }
 
     /// A lost database connection was re-established.

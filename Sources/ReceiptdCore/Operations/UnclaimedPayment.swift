@@ -10,12 +10,16 @@ package struct UnclaimedPayment: Sendable, Codable, Equatable {
     package var purchaseDate: String?
     /// `Production` or `Sandbox`.
     package var environment: String?
-    /// The owner of the order whose receipt carried it.
-    package var userID: String
-    /// That order.
-    package var orderID: String
-    /// The job that found it.
-    package var jobID: Int64
+    /// The owner of the order whose receipt carried it; nil for one the store reported itself (ONE_TIME_CHARGE).
+    package var userID: String?
+    /// That order, if any.
+    package var orderID: String?
+    /// The job that found it, if any.
+    package var jobID: Int64?
+    /// The `appAccountToken` a purchase the store reported itself carried: the account that started it.
+    package var appAccountToken: String? = nil
+    /// The store notification that reported it, if one did (`iap.store_notifications.id`).
+    package var notificationID: Int64? = nil
     /// When it was first seen (ISO-8601, UTC).
     package var firstSeenAt: String
     /// The order it was delivered to since, if any.
