@@ -1,5 +1,6 @@
 import FakeAppStore
 import Foundation
+import Prometheus
 import ReceiptdCore
 import Testing
 
@@ -214,7 +215,9 @@ import Testing
                     payload: #"{"notification": {"data": {}}, "transaction": {"productId": "gems"}}"#
                 )
             )
-            try await f.withDaemons { _ in
+            let registry = PrometheusCollectorRegistry()
+            let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
+            try await f.withDaemons(metrics: metrics) { _ in
                 #expect(try await f.processedResult(declined) == ("recorded", nil))
                 #expect(try await f.processedResult(test) == ("recorded", nil))
                 #expect(try await f.processedResult(renewed) == ("ignored", nil))
@@ -225,6 +228,17 @@ import Testing
             }
             #expect(try await f.value("SELECT count(*) FROM iap.revoked_transactions") == "0")
             #expect(try await f.value("SELECT sum(attempts) FROM iap.store_notifications") == "5")
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            func counted(_ type: String, _ result: String) -> Bool {
+                lines.contains {
+                    $0.hasPrefix("receiptd_store_notifications_total{") && $0.contains("store=\"apple\"")
+                        && $0.contains("type=\"\(type)\"") && $0.contains("result=\"\(result)\"") && $0.hasSuffix(" 1")
+                }
+            }
+            #expect(counted("REFUND_DECLINED", "recorded") && counted("TEST", "recorded"))
+            #expect(counted("DID_RENEW", "ignored") && counted("REFUND", "failed"))
         }
     }
 
@@ -459,6 +473,55 @@ import Testing
             }
             await game.close()
             #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('alice')") == "1")
+        }
+    }
+
+    @Test func theWorkerRoleProcessesEveryType() async throws {
+        try await Fixture.with { f in
+            let worker = try await f.loginRole(in: "receiptd_worker")
+            let settings = f.settings { $0.databaseURL = worker }
+            let token = UUID()
+            try await f.connection.execute(
+                "SELECT iap.create_order('charged', 'alice', 'gems', app_account_token => $1::uuid)",
+                [token.uuidString]
+            )
+            try await f.connection.execute("SELECT iap.set_consumption_consent('alice', true)")
+            try await f.withDaemons(settings: settings) { _ in
+                try await deliver(f, "8961", order: "w1")
+                #expect(try await f.value("SELECT iap.mark_granted('w1')") == "1")
+                let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8961", reason: 0))
+                #expect(try await f.processedResult(refund) == ("revoked", nil))
+                #expect(try await f.value("SELECT iap.mark_revocation_handled(ARRAY['8961'])") == "1")
+                let reversal = try await f.recordNotification("REFUND_REVERSED", transaction: Self.transaction("8961"))
+                #expect(try await f.processedResult(reversal) == ("reinstated", nil))
+                let early = try await f.recordNotification("REFUND", transaction: Self.transaction("8962", reason: 1))
+                #expect(try await f.processedResult(early) == ("revoked_undelivered", nil))
+                let consumption = try await f.recordNotification(
+                    "CONSUMPTION_REQUEST",
+                    transaction: Self.transaction("8961")
+                )
+                #expect(try await f.processedResult(consumption) == ("consumption_requested", nil))
+                let matched = try await f.recordNotification(
+                    "ONE_TIME_CHARGE",
+                    transaction: Self.transaction("8963", token: token)
+                )
+                #expect(try await f.processedResult(matched) == ("charge_enqueued", nil))
+                let unmatched = try await f.recordNotification("ONE_TIME_CHARGE", transaction: Self.transaction("8964"))
+                #expect(try await f.processedResult(unmatched) == ("charge_unclaimed", nil))
+                try await f.waitUntilSettled()
+                try await f.connection.execute(
+                    """
+                    INSERT INTO iap.revoked_transactions (store, transaction_id, revoked_at, revocation_reason)
+                    VALUES ('apple', '8963', now(), 'refund_other')
+                    """
+                )
+                try await f.waitUntil {
+                    try await f.value("SELECT revoked_at IS NOT NULL FROM iap.deliveries WHERE transaction_id = '8963'")
+                        == "t"
+                }
+            }
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('alice')") == "1")
+            #expect(try await f.value("SELECT outcome::text FROM iap.orders WHERE order_id = 'charged'") == "full")
         }
     }
 
