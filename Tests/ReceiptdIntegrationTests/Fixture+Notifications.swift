@@ -63,12 +63,23 @@ extension Fixture {
         )
     }
 
-    /// The result (and error) the processing gave notification `id`, once it is processed.
-    func processedResult(_ id: Int64, timeout: Duration = .seconds(30)) async throws -> (String?, String?) {
+    /// The result and error the processing gave notification `id`, once it is processed.
+    func processedResult(_ id: Int64, timeout: Duration = .seconds(30)) async throws -> [String?] {
         try await waitUntil(timeout: timeout) {
             try await value("SELECT processed_at IS NOT NULL FROM iap.store_notifications WHERE id = $1", [id]) == "t"
         }
         let row = try await row("SELECT result, error FROM iap.store_notifications WHERE id = $1", [id])
-        return (row["result"], row["error"])
+        return [row["result"], row["error"]]
+    }
+
+    /// Expects notification `id` to be processed with `result` and `error`.
+    func expectProcessed(
+        _ id: Int64,
+        _ result: String,
+        error: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let processed = try await processedResult(id)
+        #expect(processed == [result, error], sourceLocation: sourceLocation)
     }
 }

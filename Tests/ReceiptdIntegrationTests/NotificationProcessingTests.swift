@@ -45,14 +45,12 @@ import Testing
                 _ = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 100) }
 
                 let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8001", reason: 1))
-                #expect(try await f.processedResult(refund) == ("revoked", nil))
+                try await f.expectProcessed(refund, "revoked")
                 let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 2_000) }
                 let revoked = notes.filter { $0.channel == "iap_revoked" }
                 #expect(revoked.count == 1)
-                let object = try #require(
-                    try JSONSerialization.jsonObject(with: Data(try #require(revoked.first).payload.utf8))
-                        as? [String: String]
-                )
+                let payload = try #require(revoked.first).payload
+                let object = try JSONSerialization.jsonObject(with: Data(payload.utf8)) as? [String: String]
                 #expect(object == ["order_id": "o1", "user_id": "alice", "transaction_id": "8001"])
                 let owed = try await f.row(
                     "SELECT transaction_id, order_id, revocation_reason, granted, revocation_percentage FROM iap.owed_revocations('alice')"
@@ -73,7 +71,7 @@ import Testing
                 #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('alice')") == "0")
 
                 let reversal = try await f.recordNotification("REFUND_REVERSED", transaction: Self.transaction("8001"))
-                #expect(try await f.processedResult(reversal) == ("reinstated", nil))
+                try await f.expectProcessed(reversal, "reinstated")
                 let owedAgain = try await f.row("SELECT transaction_id, order_id FROM iap.owed_deliveries('alice')")
                 #expect(owedAgain["transaction_id"] == "8001" && owedAgain["order_id"] == "o1")
                 let ledger = try await f.row(
@@ -92,7 +90,7 @@ import Testing
 
                 // A second reversal finds nothing to lift.
                 let again = try await f.recordNotification("REFUND_REVERSED", transaction: Self.transaction("8001"))
-                #expect(try await f.processedResult(again) == ("nothing_to_reinstate", nil))
+                try await f.expectProcessed(again, "nothing_to_reinstate")
             }
             await listener.close()
         }
@@ -102,7 +100,7 @@ import Testing
         try await Fixture.with { f in
             try await f.withDaemons { _ in
                 let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8101", reason: 0))
-                #expect(try await f.processedResult(refund) == ("revoked_undelivered", nil))
+                try await f.expectProcessed(refund, "revoked_undelivered")
                 let remembered = try await f.row(
                     "SELECT revocation_reason, notification_id FROM iap.revoked_transactions WHERE transaction_id = '8101'"
                 )
@@ -154,8 +152,8 @@ import Testing
                     "REVOKE",
                     transaction: Self.transaction("8302", reason: 0, type: "FAMILY_REVOKE")
                 )
-                #expect(try await f.processedResult(prorated) == ("revoked", nil))
-                #expect(try await f.processedResult(revoke) == ("revoked", nil))
+                try await f.expectProcessed(prorated, "revoked")
+                try await f.expectProcessed(revoke, "revoked")
             }
             let rows = try await f.connection.execute(
                 "SELECT transaction_id, revocation_reason, revocation_percentage, granted FROM iap.owed_revocations('alice')"
@@ -186,8 +184,8 @@ import Testing
                 signedDate: now - 60_000
             )
             try await f.withDaemons { _ in
-                #expect(try await f.processedResult(refund) == ("revoked", nil))
-                #expect(try await f.processedResult(reversal) == ("reinstated", nil))
+                try await f.expectProcessed(refund, "revoked")
+                try await f.expectProcessed(reversal, "reinstated")
             }
             #expect(try await f.value("SELECT revoked_at FROM iap.deliveries WHERE transaction_id = '8401'") == nil)
             #expect(try await f.value("SELECT count(*) FROM iap.owed_deliveries('alice')") == "1")
@@ -218,13 +216,11 @@ import Testing
             let registry = PrometheusCollectorRegistry()
             let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
             try await f.withDaemons(metrics: metrics) { _ in
-                #expect(try await f.processedResult(declined) == ("recorded", nil))
-                #expect(try await f.processedResult(test) == ("recorded", nil))
-                #expect(try await f.processedResult(renewed) == ("ignored", nil))
-                #expect(try await f.processedResult(summary) == ("ignored", nil))
-                #expect(
-                    try await f.processedResult(unreadable) == ("failed", "payload.transaction has no transactionId")
-                )
+                try await f.expectProcessed(declined, "recorded")
+                try await f.expectProcessed(test, "recorded")
+                try await f.expectProcessed(renewed, "ignored")
+                try await f.expectProcessed(summary, "ignored")
+                try await f.expectProcessed(unreadable, "failed", error: "payload.transaction has no transactionId")
             }
             #expect(try await f.value("SELECT count(*) FROM iap.revoked_transactions") == "0")
             #expect(try await f.value("SELECT sum(attempts) FROM iap.store_notifications") == "5")
@@ -273,10 +269,10 @@ import Testing
                     "CONSUMPTION_REQUEST",
                     transaction: Self.transaction("8604")
                 )
-                #expect(try await f.processedResult(consented) == ("consumption_requested", nil))
-                #expect(try await f.processedResult(refused) == ("consumption_not_consented", nil))
-                #expect(try await f.processedResult(byToken) == ("consumption_requested", nil))
-                #expect(try await f.processedResult(nobody) == ("consumption_not_consented", nil))
+                try await f.expectProcessed(consented, "consumption_requested")
+                try await f.expectProcessed(refused, "consumption_not_consented")
+                try await f.expectProcessed(byToken, "consumption_requested")
+                try await f.expectProcessed(nobody, "consumption_not_consented")
                 let alice = try await f.row(
                     """
                     SELECT transaction_id, user_id, state, environment,
@@ -326,7 +322,7 @@ import Testing
             let purchase = Self.transaction("8701", token: token)
             try await f.withDaemons { _ in
                 let charge = try await f.recordNotification("ONE_TIME_CHARGE", transaction: purchase)
-                #expect(try await f.processedResult(charge) == ("charge_enqueued", nil))
+                try await f.expectProcessed(charge, "charge_enqueued")
                 try await f.waitUntilSettled()
                 let ledger = try await f.row("SELECT order_id, user_id, job_id FROM iap.deliveries")
                 #expect(ledger["order_id"] == "older" && ledger["user_id"] == "alice")
@@ -347,7 +343,7 @@ import Testing
                 try await f.waitUntilSettled()
                 // Apple sends the charge again under another notification: the ledger has it.
                 let again = try await f.recordNotification("ONE_TIME_CHARGE", transaction: purchase)
-                #expect(try await f.processedResult(again) == ("charge_already_delivered", nil))
+                try await f.expectProcessed(again, "charge_already_delivered")
             }
             #expect(try await f.value("SELECT count(*) FROM iap.deliveries") == "1")
             #expect(try await f.value("SELECT delivered_quantity FROM iap.orders WHERE order_id = 'newer'") == "0")
@@ -361,7 +357,7 @@ import Testing
             let purchase = Self.transaction("8801", token: token)
             let charge = try await f.recordNotification("ONE_TIME_CHARGE", transaction: purchase)
             try await f.withDaemons { _ in
-                #expect(try await f.processedResult(charge) == ("charge_unclaimed", nil))
+                try await f.expectProcessed(charge, "charge_unclaimed")
             }
             let payment = try await f.row(
                 """
@@ -406,9 +402,9 @@ import Testing
             let purchase = Self.transaction("8851", token: UUID())
             let charge = try await f.recordNotification("ONE_TIME_CHARGE", transaction: purchase)
             try await f.withDaemons { _ in
-                #expect(try await f.processedResult(charge) == ("charge_unclaimed", nil))
+                try await f.expectProcessed(charge, "charge_unclaimed")
                 let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8851", reason: 0))
-                #expect(try await f.processedResult(refund) == ("revoked_undelivered", nil))
+                try await f.expectProcessed(refund, "revoked_undelivered")
             }
             try await f.connection.execute("SELECT iap.create_order('support', 'dave', 'gems')")
             await #expect(throws: OperatorError.self) {
@@ -442,7 +438,7 @@ import Testing
                         == "t"
                 )
                 await dying.close()
-                #expect(try await f.processedResult(refund) == ("revoked", nil))
+                try await f.expectProcessed(refund, "revoked")
             }
             let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 1_000) }
             await listener.close()
@@ -469,7 +465,7 @@ import Testing
                 )
                 #expect(row["processed_at"] == nil && row["error"]?.contains("55P03") == true)
                 try await game.execute("COMMIT")
-                #expect(try await f.processedResult(refund) == ("revoked", nil))
+                try await f.expectProcessed(refund, "revoked")
             }
             await game.close()
             #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('alice')") == "1")
@@ -490,24 +486,24 @@ import Testing
                 try await deliver(f, "8961", order: "w1")
                 #expect(try await f.value("SELECT iap.mark_granted('w1')") == "1")
                 let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8961", reason: 0))
-                #expect(try await f.processedResult(refund) == ("revoked", nil))
+                try await f.expectProcessed(refund, "revoked")
                 #expect(try await f.value("SELECT iap.mark_revocation_handled(ARRAY['8961'])") == "1")
                 let reversal = try await f.recordNotification("REFUND_REVERSED", transaction: Self.transaction("8961"))
-                #expect(try await f.processedResult(reversal) == ("reinstated", nil))
+                try await f.expectProcessed(reversal, "reinstated")
                 let early = try await f.recordNotification("REFUND", transaction: Self.transaction("8962", reason: 1))
-                #expect(try await f.processedResult(early) == ("revoked_undelivered", nil))
+                try await f.expectProcessed(early, "revoked_undelivered")
                 let consumption = try await f.recordNotification(
                     "CONSUMPTION_REQUEST",
                     transaction: Self.transaction("8961")
                 )
-                #expect(try await f.processedResult(consumption) == ("consumption_requested", nil))
+                try await f.expectProcessed(consumption, "consumption_requested")
                 let matched = try await f.recordNotification(
                     "ONE_TIME_CHARGE",
                     transaction: Self.transaction("8963", token: token)
                 )
-                #expect(try await f.processedResult(matched) == ("charge_enqueued", nil))
+                try await f.expectProcessed(matched, "charge_enqueued")
                 let unmatched = try await f.recordNotification("ONE_TIME_CHARGE", transaction: Self.transaction("8964"))
-                #expect(try await f.processedResult(unmatched) == ("charge_unclaimed", nil))
+                try await f.expectProcessed(unmatched, "charge_unclaimed")
                 try await f.waitUntilSettled()
                 try await f.connection.execute(
                     """
