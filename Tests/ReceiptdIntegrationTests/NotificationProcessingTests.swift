@@ -521,6 +521,37 @@ import Testing
         }
     }
 
+    /// Every daemon runs the claim every poll interval: it reads the unprocessed rows' partial index only, not
+    /// the table of every notification ever accepted.
+    @Test func theClaimReadsOnlyTheUnprocessedIndex() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute(
+                """
+                INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id, source,
+                                                     payload, processed_at, result)
+                SELECT 'apple', 'n' || g, 'TEST', g::text, 'push', '{}', now(), 'recorded' FROM generate_series(1, 3000) g
+                """
+            )
+            for id in ["u1", "u2"] {
+                try await f.connection.execute(
+                    """
+                    INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id, source, payload)
+                    VALUES ('apple', $1, 'TEST', $1, 'push', '{}')
+                    """,
+                    [id]
+                )
+            }
+            try await f.connection.execute("ANALYZE iap.store_notifications")
+            // As the daemon's pool sets it.
+            try await f.connection.execute("SET enable_seqscan = off")
+            let plan = try await f.connection.execute(
+                "EXPLAIN " + PostgresJobQueue.notificationSQL.claim.replacingOccurrences(of: "$1", with: "32")
+            ).rows.compactMap { $0[0] }.joined(separator: "\n")
+            #expect(plan.contains("store_notifications_unprocessed"), "\(plan)")
+            #expect(!plan.contains("Seq Scan"), "\(plan)")
+        }
+    }
+
     @Test func aGoogleVoidedPurchaseIsHandedToTheGameAsARevocation() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, settings in
             let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.900")

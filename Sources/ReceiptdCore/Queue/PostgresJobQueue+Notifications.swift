@@ -160,7 +160,7 @@ extension PostgresJobQueue: NotificationProcessing {
     }
 
     /// The processor's statements.
-    static let notificationSQL = (
+    package static let notificationSQL = (
         // Due, unprocessed, in Apple's order; one whose transaction has an earlier notification still unprocessed
         // waits for it (also one another daemon holds), so a refund and its reversal never apply swapped.
         claim: """
