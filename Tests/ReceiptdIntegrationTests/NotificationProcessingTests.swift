@@ -552,6 +552,59 @@ import Testing
         }
     }
 
+    /// `receiptd run` SIGKILLed while its processing transaction waits on a ledger row a game holds: nothing of
+    /// that transaction stays, and the next daemon applies the refund once (one NOTIFY iap_revoked).
+    @Test func aDaemonKilledWhileProcessingLeavesTheNotificationToBeProcessedOnce() async throws {
+        try await Fixture.with { f in
+            try await f.withDaemons { _ in try await deliver(f, "8981", order: "killed") }
+            let game = try await f.database.connect()
+            try await game.execute("BEGIN")
+            try await game.execute("SELECT * FROM iap.deliveries WHERE transaction_id = '8981' FOR UPDATE")
+            let refund = try await f.recordNotification("REFUND", transaction: Self.transaction("8981", reason: 0))
+            let listener = try await f.database.connect()
+            try await listener.execute("LISTEN iap_revoked")
+
+            var environment = ProcessInfo.processInfo.environment
+            environment.merge([
+                "DATABASE_URL": f.database.connectionString, "APPLE_BUNDLE_ID": SyntheticReceipt.defaultBundleID,
+                "APPLE_SHARED_SECRET": Fixture.sharedSecret, "RECEIPTD_METRICS_ADDR": "",
+                "RECEIPTD_POLL_INTERVAL": "0.1", "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.1",
+                "RECEIPTD_SHUTDOWN_GRACE": "1",
+            ]) { $1 }
+            let process = Process()
+            process.executableURL = try ReceiptdBinary.location()
+            process.arguments = ["run"]
+            process.environment = environment
+            process.standardInput = FileHandle.nullDevice
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Its refund statement waits for the game's row lock: kill the daemon right there.
+            try await f.waitUntil {
+                try await f.value(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE wait_event_type = 'Lock' AND query LIKE '%INSERT INTO iap.revoked_transactions%'
+                    """
+                ) == "1"
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal)
+            try await game.execute("COMMIT")
+            await game.close()
+            #expect(
+                try await f.value("SELECT processed_at IS NULL FROM iap.store_notifications WHERE id = $1", [refund])
+                    == "t"
+            )
+            try await f.withDaemons { _ in try await f.expectProcessed(refund, "revoked") }
+            let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 1_000) }
+            await listener.close()
+            #expect(notes.filter { $0.channel == "iap_revoked" }.count == 1)
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('alice')") == "1")
+        }
+    }
+
     @Test func aGoogleVoidedPurchaseIsHandedToTheGameAsARevocation() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, settings in
             let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.900")
