@@ -1,6 +1,7 @@
 import Foundation
 
 extension PostgresJobQueue: NotificationProcessing {
+    /// One pass on one pooled connection: a failure rolls back the whole pass, so nothing of it stays.
     package func processNotifications(
         limit: Int,
         planner: NotificationPlanner,
@@ -17,6 +18,7 @@ extension PostgresJobQueue: NotificationProcessing {
         }
     }
 
+    /// One statement, committed on its own.
     package func sweepRevokedTransactions() async throws -> Int {
         try await pool.execute(Self.notificationSQL.sweep).affectedRows
     }
