@@ -66,6 +66,7 @@ extension DatabaseCeiling {
             \(substitute(PostgresJobQueue.settleReads.jobs, [":job_ids", "'pgbench'"]));
             \(substitute(PostgresJobQueue.settleReads.delivered, [":transactions"]));
             \(substitute(PostgresJobQueue.settleReads.owners, [":transactions"]));
+            \(substitute(PostgresJobQueue.settleReads.revoked, [":transactions"]));
             \\endpipeline
             \\startpipeline
             \(substitute(PostgresJobQueue.settleWrite, [":deliveries", ":owners", ":results", ":jobs", "'pgbench'", ":attempts"]));

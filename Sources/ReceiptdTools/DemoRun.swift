@@ -307,7 +307,10 @@ package struct DemoRun {
         }
         let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0
         let unclaimed = try await connection.execute(
-            "SELECT transaction_id || ' (' || product_id || ', user ' || user_id || ')' FROM iap.unclaimed_payments ORDER BY transaction_id"
+            """
+            SELECT transaction_id || ' (' || product_id || ', ' || coalesce('user ' || user_id, 'no user') || ')'
+            FROM iap.unclaimed_payments ORDER BY transaction_id
+            """
         ).rows.compactMap { $0[0] }
         return (rows, ledger, unclaimed)
     }

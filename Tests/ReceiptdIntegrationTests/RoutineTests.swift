@@ -19,6 +19,7 @@ import Testing
         "mark_revocation_handled(text[])": ["receiptd_app"],
         "set_consumption_consent(text, boolean)": ["receiptd_app"],
         "notify_revoked()": [],
+        "enqueue_notified_charge(text, text)": ["receiptd_worker"],
         "owed_deliveries(text)": ["receiptd_app"],
         "mark_granted(text)": ["receiptd_app"],
         "mark_granted(text, text[])": ["receiptd_app"],

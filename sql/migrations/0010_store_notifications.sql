@@ -100,3 +100,9 @@ ALTER TABLE iap.unclaimed_payments ADD COLUMN notification_id bigint REFERENCES 
 -- notification ever received.
 CREATE INDEX store_notifications_tests ON iap.store_notifications (environment, received_at)
     WHERE notification_type = 'TEST';
+
+-- Notification processing (n-process): a ONE_TIME_CHARGE and a CONSUMPTION_REQUEST find the order by the
+-- transaction's appAccountToken; the sweep that revokes ledger rows a settle wrote while a revocation of the
+-- same transaction was being recorded reads the recent memory only.
+CREATE INDEX orders_app_account_token ON iap.orders (app_account_token) WHERE app_account_token IS NOT NULL;
+CREATE INDEX revoked_transactions_recorded ON iap.revoked_transactions (recorded_at);

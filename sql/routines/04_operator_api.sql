@@ -98,6 +98,12 @@ BEGIN
                 RAISE EXCEPTION 'assign_payment: payment % is already delivered', assign_payment.transaction_id
                     USING ERRCODE = '55000';
             END IF;
+            -- A store reported it refunded or revoked (iap.revoked_transactions): nothing delivers it.
+            IF EXISTS (SELECT 1 FROM iap.revoked_transactions r
+                       WHERE r.store = 'apple' AND r.transaction_id = assign_payment.transaction_id) THEN
+                RAISE EXCEPTION 'assign_payment: payment % was refunded or revoked', assign_payment.transaction_id
+                    USING ERRCODE = '55000';
+            END IF;
             IF v_order.product_id <> v_payment.product_id THEN
                 RAISE EXCEPTION 'assign_payment: payment % is for product %, order % for %',
                     assign_payment.transaction_id, v_payment.product_id, assign_payment.order_id, v_order.product_id

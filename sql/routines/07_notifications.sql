@@ -66,3 +66,26 @@ CREATE OR REPLACE TRIGGER deliveries_revoked
 AFTER UPDATE OF revoked_at ON iap.deliveries
 FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
 EXECUTE FUNCTION iap.notify_revoked();
+
+-- A purchase Apple reported itself (ONE_TIME_CHARGE) that an order matches: its signed transaction is enqueued
+-- for that order as a client's would be (cancel-and-replace included), so the normal job path verifies and
+-- settles it through the same ledger. The daemons' processing calls it; the job says who sent it.
+CREATE OR REPLACE FUNCTION iap.enqueue_notified_charge(order_id text, transaction text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry their own names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order iap.orders%ROWTYPE;
+    v_job   bigint;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = enqueue_notified_charge.order_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'enqueue_notified_charge: no order %', enqueue_notified_charge.order_id
+            USING ERRCODE = 'P0002';
+    END IF;
+    v_job := iap.enqueue_job('enqueue_notified_charge', 'transaction', v_order.order_id, v_order.user_id,
+        v_order.product_id, enqueue_notified_charge.transaction, v_order.quantity, NULL, NULL);
+    UPDATE iap.jobs SET submitted_by = 'apple_notification'
+    WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified_charge.transaction;
+    RETURN v_job;
+END $$;

@@ -137,8 +137,8 @@ package final class ReceiptDaemon: Service {
                 ]
             } ?? []
         // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
-        companions =
-            (google.map { client in
+        var companions: [any Service] =
+            google.map { client in
                 [
                     GoogleFinalizer(
                         queue: queue,
@@ -156,7 +156,19 @@ package final class ReceiptDaemon: Service {
                         logger: logger
                     ),
                 ]
-            } ?? []) + appleNotifications
+            } ?? []
+        companions += appleNotifications
+        // Every daemon processes the recorded store notifications.
+        companions.append(
+            NotificationProcessor(
+                queue: queue,
+                interval: configuration.pollInterval,
+                backoff: configuration.backoff,
+                logger: logger,
+                metrics: metrics
+            )
+        )
+        self.companions = companions
         self.metrics = metrics
         self.logger = logger
         self.receipts = storeKit.receiptVerifier
@@ -180,8 +192,9 @@ package final class ReceiptDaemon: Service {
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
-    /// the consumption answers (`ConsumptionSender`) and, given a notification verifier, the notification history
-    /// catch-up (`NotificationHistoryPoller`). Run them in the same service group.
+    /// the consumption answers (`ConsumptionSender`) and the notification history catch-up
+    /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`). Run them
+    /// in the same service group.
     package let companions: [any Service]
 
     /// This daemon's `locked_by` value.

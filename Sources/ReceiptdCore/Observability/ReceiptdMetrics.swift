@@ -32,6 +32,8 @@ package struct ReceiptdMetrics: Sendable {
         /// Counter by `store` and `reason` (`body`, `too_large`, `malformed`, `chain`, `signature`, `bundle`,
         /// `environment`, `app_apple_id`, `database`): notification requests the intake refused.
         package static let notificationsRefused = "receiptd_notifications_refused_total"
+        /// Counter by `store`, `type` and `result`: store notifications processed.
+        package static let storeNotifications = "receiptd_store_notifications_total"
     }
 
     /// Histogram buckets for Apple calls: from a fast answer (50 ms) to the default timeout (30 s).
@@ -107,6 +109,15 @@ package struct ReceiptdMetrics: Sendable {
     package func queueDepth(due count: Int, oldestDueAgeSeconds: Double) {
         due.set(count)
         oldestDueAge.set(max(0, oldestDueAgeSeconds))
+    }
+
+    /// One store notification was processed with `result`.
+    package func storeNotification(store: String, type: String, result: NotificationResult) {
+        Counter(
+            label: Name.storeNotifications,
+            dimensions: [("store", store), ("type", type), ("result", result.rawValue)],
+            factory: factory
+        ).increment()
     }
 
     /// A lost database connection was re-established.

@@ -6,7 +6,7 @@ extension OperatorQueries {
             """
             SELECT transaction_id, product_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment, user_id,
                    order_id, job_id, \(Self.utc("first_seen_at")) AS first_seen_at, assigned_order_id,
-                   \(Self.utc("assigned_at")) AS assigned_at, app_account_token::text AS app_account_token
+                   \(Self.utc("assigned_at")) AS assigned_at, app_account_token::text AS app_account_token, notification_id
             FROM iap.unclaimed_payments
             WHERE ($1 OR assigned_at IS NULL)
               AND (($2::timestamptz IS NULL AND $3::int IS NULL)
@@ -24,11 +24,12 @@ extension OperatorQueries {
                 environment: row["environment"],
                 userID: row["user_id"],
                 orderID: row["order_id"],
-                jobID: row.optionalInt64("job_id"),
+                jobID: row["job_id"].flatMap { Int64($0) },
+                appAccountToken: row["app_account_token"],
+                notificationID: row["notification_id"].flatMap { Int64($0) },
                 firstSeenAt: try row.string("first_seen_at"),
                 assignedOrderID: row["assigned_order_id"],
-                assignedAt: row["assigned_at"],
-                appAccountToken: row["app_account_token"]
+                assignedAt: row["assigned_at"]
             )
         }
     }

@@ -10,21 +10,22 @@ package struct UnclaimedPayment: Sendable, Codable, Equatable {
     package var purchaseDate: String?
     /// `Production` or `Sandbox`.
     package var environment: String?
-    /// The owner of the order whose receipt carried it; `nil` for a purchase Apple reported itself
-    /// (`ONE_TIME_CHARGE`) that no order matched.
+    /// The owner of the order whose receipt carried it; nil for one the store reported itself (ONE_TIME_CHARGE).
     package var userID: String?
-    /// That order; `nil` as `userID`.
+    /// That order, if any.
     package var orderID: String?
-    /// The job that found it; `nil` as `userID`.
+    /// The job that found it, if any.
     package var jobID: Int64?
+    /// The `appAccountToken` a purchase the store reported itself carried: the account that started it.
+    package var appAccountToken: String? = nil
+    /// The store notification that reported it, if one did (`iap.store_notifications.id`).
+    package var notificationID: Int64? = nil
     /// When it was first seen (ISO-8601, UTC).
     package var firstSeenAt: String
     /// The order it was delivered to since, if any.
     package var assignedOrderID: String?
     /// When that happened.
     package var assignedAt: String?
-    /// The purchase's app account token, when it carries one: it helps support find the player.
-    package var appAccountToken: String? = nil
 }
 
 /// What `receiptd assign` did.

@@ -86,6 +86,11 @@ extension PostgresJobQueue {
         owners: """
         SELECT original_transaction_id, user_id FROM iap.transaction_owners
         WHERE original_transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """,
+        // Transactions a store reported revoked (a refund before delivery): nothing delivers them, whatever the input says.
+        revoked: """
+        SELECT store, transaction_id FROM iap.revoked_transactions
+        WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """
     )
 
@@ -109,8 +114,12 @@ extension PostgresJobQueue {
             SQLStatement(settleReads.jobs, [JSONText.array(answers.map { String($0.job.id) }), owner]),
             SQLStatement(settleReads.delivered, [JSONText.array(transactions.map(\.transactionID))]),
             SQLStatement(settleReads.owners, [JSONText.array(Array(Set(transactions.map(\.originalTransactionID))))]),
+            SQLStatement(settleReads.revoked, [JSONText.array(transactions.map(\.transactionID))]),
         ])
         let read = try SettleReading(reads)
+        // A remembered revocation makes the purchase revoked in every answer: the planner's rules for a cancelled
+        // purchase apply (nothing delivered, not an unclaimed payment).
+        let answers = read.revoked.isEmpty ? answers : answers.map { $0.revoking(read.revoked) }
         var ledger = LedgerView(orders: read.orders, delivered: read.delivered, owners: read.owners)
         let running = read.runningJobs
 

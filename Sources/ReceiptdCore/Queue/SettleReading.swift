@@ -8,11 +8,13 @@ struct SettleReading {
     var delivered: Set<String>
     /// The first owner (user) of each original transaction the batch carries that has one.
     var owners: [String: String]
+    /// The batch's transactions a store reported revoked (`iap.revoked_transactions`), by store.
+    var revoked: Set<RevokedTransactionKey>
 
-    /// Reads the results of `BEGIN`, `orders`, `jobs`, `delivered` and `owners`, in that order.
+    /// Reads the results of `BEGIN`, `orders`, `jobs`, `delivered`, `owners` and `revoked`, in that order.
     init(_ results: [QueryResult]) throws {
-        guard results.count == 5 else {
-            throw PostgresError(kind: .query, message: "settle reads: \(results.count) results, expected 5")
+        guard results.count == 6 else {
+            throw PostgresError(kind: .query, message: "settle reads: \(results.count) results, expected 6")
         }
         let (orderRows, jobRows, deliveredRows, ownerRows) = (results[1], results[2], results[3], results[4])
         orders = try orderRows.namedRows.map { row in (try row.string("user_id"), try OrderSnapshot(row)) }
@@ -22,5 +24,19 @@ struct SettleReading {
             try ownerRows.namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
             uniquingKeysWith: { first, _ in first }
         )
+        revoked = Set(
+            try results[5].namedRows.compactMap { row -> RevokedTransactionKey? in
+                guard let store = Store(rawValue: try row.string("store")) else { return nil }
+                return RevokedTransactionKey(store: store, transactionID: try row.string("transaction_id"))
+            }
+        )
     }
+}
+
+/// A transaction a store reported revoked, as `iap.revoked_transactions` keys it.
+struct RevokedTransactionKey: Hashable {
+    /// The store that reported it.
+    var store: Store
+    /// Its ledger id.
+    var transactionID: String
 }

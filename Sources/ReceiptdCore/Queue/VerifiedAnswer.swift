@@ -16,3 +16,18 @@ package struct VerifiedAnswer: Sendable {
     /// For a Google purchase: the acknowledgement owed once it is delivered.
     package var finalization: GoogleFinalization? = nil
 }
+
+extension VerifiedAnswer {
+    /// The answer with the purchases in `revoked` marked cancelled, whatever the store's input said.
+    func revoking(_ revoked: Set<RevokedTransactionKey>) -> VerifiedAnswer {
+        var answer = self
+        answer.transactions = transactions.map { purchase in
+            var purchase = purchase
+            if revoked.contains(RevokedTransactionKey(store: purchase.store, transactionID: purchase.transactionID)) {
+                purchase.isCancelled = true
+            }
+            return purchase
+        }
+        return answer
+    }
+}

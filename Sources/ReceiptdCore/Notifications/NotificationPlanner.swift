@@ -1,0 +1,57 @@
+/// Decides what a store notification does to the ledger, from its type, subtype and verified transaction: no
+/// I/O, so every rule is tested on its own.
+package struct NotificationPlanner: Sendable {
+    /// Apple's types about auto-renewable subscriptions: recorded, not acted on.
+    package static let subscriptionTypes: Set<String> = [
+        "SUBSCRIBED", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_FAIL_TO_RENEW",
+        "EXPIRED", "GRACE_PERIOD_EXPIRED", "OFFER_REDEEMED", "PRICE_INCREASE", "RENEWAL_EXTENDED",
+        "RENEWAL_EXTENSION",
+    ]
+
+    /// Creates a planner.
+    package init() {}
+
+    /// The action for a notification of `store` with `type` (and `subtype`); `transaction` is its verified
+    /// transaction, if it has one; `hasData` false for one without data (a summary); `signedAtMilliseconds` is
+    /// when the store signed it (a revocation without its own date dates from then).
+    package func action(
+        store: Store,
+        type: String,
+        subtype: String?,
+        transaction: NotifiedTransaction?,
+        hasData: Bool = true,
+        signedAtMilliseconds: Int64
+    ) -> NotificationAction {
+        // Google's notifications are processed by the Google issue's rules; recorded until then.
+        guard store == .apple else { return .record }
+        guard hasData else { return .ignore }
+        if Self.subscriptionTypes.contains(type) { return .ignore }
+        switch type {
+        case "REFUND", "REVOKE":
+            guard let transaction else { return .fail("\(type) without a transaction") }
+            let reason =
+                type == "REVOKE"
+                ? "family_sharing" : (transaction.revocationReason == 1 ? "refund_app_issue" : "refund_other")
+            let percentage = transaction.revocationType == "REFUND_PRORATED" ? transaction.revocationPercentage : nil
+            return .revoke(
+                transactionID: transaction.transactionID,
+                reason: reason,
+                percentage: percentage,
+                revokedAtMilliseconds: transaction.revocationDateMilliseconds ?? signedAtMilliseconds
+            )
+        case "REFUND_REVERSED":
+            guard let transaction else { return .fail("\(type) without a transaction") }
+            return .reinstate(transactionID: transaction.transactionID)
+        case "CONSUMPTION_REQUEST":
+            guard let transaction else { return .fail("\(type) without a transaction") }
+            return .requestConsumption(transaction)
+        case "ONE_TIME_CHARGE":
+            guard let transaction else { return .fail("\(type) without a transaction") }
+            guard transaction.productID?.isEmpty == false else { return .fail("\(type): transaction has no productId") }
+            return .settleCharge(transaction)
+        default:
+            // REFUND_DECLINED, TEST, and one-time types with nothing for the ledger.
+            return .record
+        }
+    }
+}

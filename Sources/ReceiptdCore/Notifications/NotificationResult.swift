@@ -1,0 +1,28 @@
+/// What processing did with a store notification: `iap.store_notifications.result`, set with `processed_at`.
+package enum NotificationResult: String, Sendable, CaseIterable {
+    /// A ledger row was revoked (or already was).
+    case revoked
+    /// The transaction is not in the ledger: it is remembered in `iap.revoked_transactions`, and nothing delivers
+    /// it afterwards.
+    case revokedUndelivered = "revoked_undelivered"
+    /// A `REFUND_REVERSED` lifted a revocation.
+    case reinstated
+    /// A `REFUND_REVERSED` found no revocation to lift.
+    case nothingToReinstate = "nothing_to_reinstate"
+    /// Recorded, nothing to do (`REFUND_DECLINED`, `TEST`, other one-time types).
+    case recorded
+    /// Not acted on: no data (a summary), or a subscription type.
+    case ignored
+    /// A consumption request was queued for the consumption sender.
+    case consumptionRequested = "consumption_requested"
+    /// A consumption request about a user who did not consent: nothing will be sent.
+    case consumptionNotConsented = "consumption_not_consented"
+    /// A `ONE_TIME_CHARGE` matched an order: a job verifies and settles it.
+    case chargeEnqueued = "charge_enqueued"
+    /// A `ONE_TIME_CHARGE` no order matched: an unclaimed payment.
+    case chargeUnclaimed = "charge_unclaimed"
+    /// A `ONE_TIME_CHARGE` whose transaction the ledger already holds.
+    case chargeAlreadyDelivered = "charge_already_delivered"
+    /// Processing refused it for good; `error` says why.
+    case failed
+}

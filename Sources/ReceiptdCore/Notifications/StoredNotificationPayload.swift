@@ -1,0 +1,32 @@
+import Foundation
+
+/// What processing reads from `iap.store_notifications.payload` (`{"notification": …, "transaction": …}`).
+package struct StoredNotificationPayload: Sendable, Equatable {
+    /// Whether the notification has `data` (a summary has not).
+    package var hasData: Bool
+    /// The verified transaction, when the notification has one.
+    package var transaction: NotifiedTransaction?
+    /// The nested signed transaction as Apple sent it (`notification.data.signedTransactionInfo`).
+    package var signedTransactionInfo: String?
+
+    /// Reads `payload`; a `NotificationPayloadError` when it is not in the agreed format.
+    package init(payload: String) throws {
+        guard let data = payload.data(using: .utf8),
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        else { throw NotificationPayloadError(reason: "payload is not a JSON object") }
+        guard let notification = object["notification"] as? [String: Any] else {
+            throw NotificationPayloadError(reason: "payload has no notification object")
+        }
+        let fields = notification["data"] as? [String: Any]
+        hasData = fields != nil
+        signedTransactionInfo = fields?["signedTransactionInfo"] as? String
+        if let transaction = object["transaction"], !(transaction is NSNull) {
+            guard let transactionFields = transaction as? [String: Any] else {
+                throw NotificationPayloadError(reason: "payload.transaction is not an object")
+            }
+            self.transaction = try NotifiedTransaction(fields: transactionFields)
+        } else {
+            transaction = nil
+        }
+    }
+}

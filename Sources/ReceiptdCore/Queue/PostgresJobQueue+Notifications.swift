@@ -1,0 +1,268 @@
+import Foundation
+
+extension PostgresJobQueue: NotificationProcessing {
+    /// One pass on one pooled connection: a failure rolls back the whole pass, so nothing of it stays.
+    package func processNotifications(
+        limit: Int,
+        planner: NotificationPlanner,
+        backoff: Backoff
+    ) async throws -> [ProcessedNotification] {
+        try await pool.withSession { session in
+            do {
+                return try Self.processPass(limit: limit, planner: planner, backoff: backoff, in: session)
+            } catch {
+                // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// One statement, committed on its own.
+    package func sweepRevokedTransactions() async throws -> Int {
+        try await pool.execute(Self.notificationSQL.sweep).affectedRows
+    }
+
+    /// One pass: claim, then each notification under its own savepoint, so that one failing transiently (a row a
+    /// game's transaction holds) is put off alone while the others of the pass commit with their writes.
+    private static func processPass(
+        limit: Int,
+        planner: NotificationPlanner,
+        backoff: Backoff,
+        in session: DatabaseSession
+    ) throws -> [ProcessedNotification] {
+        _ = try session.execute("BEGIN")
+        let claimed = try session.execute(notificationSQL.claim, [limit]).namedRows
+        guard !claimed.isEmpty else {
+            _ = try session.execute("COMMIT")
+            return []
+        }
+        var processed: [ProcessedNotification] = []
+        for row in claimed {
+            let id = Int64(try row.int("id"))
+            let store = try row.string("store")
+            let type = try row.string("notification_type")
+            _ = try session.execute("SAVEPOINT notification")
+            do {
+                let (result, error) = try apply(row, id: id, store: store, type: type, planner: planner, in: session)
+                _ = try session.execute(notificationSQL.markProcessed, [id, result.rawValue, error])
+                _ = try session.execute("RELEASE SAVEPOINT notification")
+                processed.append(ProcessedNotification(store: store, type: type, result: result))
+            } catch let error as PostgresError where error.kind == .query {
+                _ = try session.execute("ROLLBACK TO SAVEPOINT notification")
+                if error.isTransient {
+                    let delay = backoff.delay(afterAttempt: (try row.int("attempts")) + 1)
+                    _ = try session.execute(
+                        notificationSQL.markDeferred,
+                        [id, delay.seconds, String(error.description.prefix(500))]
+                    )
+                    processed.append(ProcessedNotification(store: store, type: type, result: nil))
+                } else {
+                    // The database refused what this notification asks for (bad data): it would refuse it again.
+                    _ = try session.execute(
+                        notificationSQL.markProcessed,
+                        [id, NotificationResult.failed.rawValue, String(error.description.prefix(500))]
+                    )
+                    processed.append(ProcessedNotification(store: store, type: type, result: .failed))
+                }
+            }
+        }
+        _ = try session.execute("COMMIT")
+        return processed
+    }
+
+    /// Plans one claimed notification and runs its action's statements; returns the result and the error to record.
+    private static func apply(
+        _ row: QueryResult.Row,
+        id: Int64,
+        store: String,
+        type: String,
+        planner: NotificationPlanner,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult, String?) {
+        let payload: StoredNotificationPayload
+        do {
+            payload = try StoredNotificationPayload(payload: try row.string("payload"))
+        } catch let error as NotificationPayloadError {
+            return (.failed, error.reason)
+        }
+        let signedAt = Int64(try row.int("signed_ms"))
+        let action = planner.action(
+            store: Store(rawValue: store) ?? .apple,
+            type: type,
+            subtype: row["subtype"],
+            transaction: payload.transaction,
+            hasData: payload.hasData,
+            signedAtMilliseconds: signedAt
+        )
+        switch action {
+        case .record:
+            return (.recorded, nil)
+        case .ignore:
+            return (.ignored, nil)
+        case .fail(let reason):
+            return (.failed, reason)
+        case .revoke(let transactionID, let reason, let percentage, let revokedAt):
+            let delivered = try session.execute(
+                notificationSQL.revoke,
+                [transactionID, revokedAt, reason, percentage, id, store]
+            ).first?["delivered"]
+            return (delivered == "t" ? .revoked : .revokedUndelivered, nil)
+        case .reinstate(let transactionID):
+            let counts = try session.execute(notificationSQL.reinstate, [transactionID, store]).first
+            let lifted = Int(counts?["lifted"] ?? "0") ?? 0
+            let forgotten = Int(counts?["forgotten"] ?? "0") ?? 0
+            return (lifted + forgotten > 0 ? .reinstated : .nothingToReinstate, nil)
+        case .requestConsumption(let transaction):
+            let environment = row["environment"] ?? transaction.environment ?? StoreEnvironment.production.rawValue
+            let state = try session.execute(
+                notificationSQL.requestConsumption,
+                [id, transaction.transactionID, transaction.appAccountToken?.uuidString, environment, signedAt]
+            ).first?["state"]
+            return (state == "pending" ? .consumptionRequested : .consumptionNotConsented, nil)
+        case .settleCharge(let transaction):
+            return try settleCharge(
+                transaction,
+                jws: payload.signedTransactionInfo,
+                id: id,
+                environment: row["environment"],
+                in: session
+            )
+        }
+    }
+
+    /// A purchase Apple reported itself: already delivered, enqueued for the order its token and product match
+    /// (oldest checkout first), or recorded as an unclaimed payment.
+    private static func settleCharge(
+        _ transaction: NotifiedTransaction,
+        jws: String?,
+        id: Int64,
+        environment: String?,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult, String?) {
+        let found = try session.execute(
+            notificationSQL.chargeOrder,
+            [transaction.transactionID, transaction.appAccountToken?.uuidString, transaction.productID]
+        ).first
+        if found?["delivered"] == "t" { return (.chargeAlreadyDelivered, nil) }
+        if let order = found?["order_id"] {
+            guard let jws else { return (.failed, "ONE_TIME_CHARGE without data.signedTransactionInfo") }
+            _ = try session.execute("SELECT iap.enqueue_notified_charge($1, $2)", [order, jws])
+            return (.chargeEnqueued, nil)
+        }
+        _ = try session.execute(
+            notificationSQL.recordUnclaimedCharge,
+            [
+                transaction.transactionID, transaction.productID ?? "", transaction.quantity,
+                transaction.purchaseDateMilliseconds, transaction.environment ?? environment,
+                transaction.originalTransactionID, transaction.appAccountToken?.uuidString, id,
+            ]
+        )
+        return (.chargeUnclaimed, nil)
+    }
+
+    /// The processor's statements.
+    package static let notificationSQL = (
+        // Due, unprocessed, in Apple's order; one whose transaction has an earlier notification still unprocessed
+        // waits for it (also one another daemon holds), so a refund and its reversal never apply swapped.
+        claim: """
+        SELECT n.id, n.store, n.notification_type, n.subtype, n.environment, n.payload::text AS payload, n.attempts,
+               (extract(epoch FROM coalesce(n.signed_at, n.received_at)) * 1000)::bigint AS signed_ms
+        FROM iap.store_notifications n
+        WHERE n.processed_at IS NULL AND n.run_at <= now()
+          AND NOT EXISTS (
+              SELECT 1 FROM iap.store_notifications e
+              WHERE e.transaction_id = n.transaction_id AND e.store = n.store AND e.processed_at IS NULL
+                AND (coalesce(e.signed_at, e.received_at), e.id) < (coalesce(n.signed_at, n.received_at), n.id))
+        ORDER BY coalesce(n.signed_at, n.received_at), n.id
+        LIMIT $1
+        FOR UPDATE OF n SKIP LOCKED
+        """,
+        markProcessed: """
+        UPDATE iap.store_notifications SET processed_at = now(), result = $2, error = $3, attempts = attempts + 1
+        WHERE id = $1
+        """,
+        markDeferred: """
+        UPDATE iap.store_notifications SET attempts = attempts + 1, run_at = now() + make_interval(secs => $2), error = $3
+        WHERE id = $1
+        """,
+        // Remembered whatever the ledger holds; the ledger row, if any, revoked once (its trigger tells the game).
+        revoke: """
+        WITH remembered AS (
+            INSERT INTO iap.revoked_transactions (store, transaction_id, revoked_at, revocation_reason, revocation_percentage,
+                                                  notification_id)
+            VALUES ($6, $1, to_timestamp($2::bigint / 1000.0), $3, $4::int, $5::bigint)
+            ON CONFLICT (store, transaction_id) DO UPDATE SET revoked_at = excluded.revoked_at,
+                revocation_reason = excluded.revocation_reason, revocation_percentage = excluded.revocation_percentage,
+                notification_id = excluded.notification_id, recorded_at = now()
+        ), revoked AS (
+            UPDATE iap.deliveries SET revoked_at = to_timestamp($2::bigint / 1000.0), revocation_reason = $3,
+                revocation_percentage = $4::int
+            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL
+            RETURNING transaction_id
+        )
+        SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = $6 AND transaction_id = $1) AS delivered
+        """,
+        // A revocation the game had handled: the units are owed again (granted_at cleared), and the order is
+        // verified again and announced as a settle announces it.
+        reinstate: """
+        WITH forgotten AS (
+            DELETE FROM iap.revoked_transactions WHERE store = $2 AND transaction_id = $1 RETURNING transaction_id
+        ), lifted AS (
+            UPDATE iap.deliveries d SET revoked_at = NULL, revocation_reason = NULL, revocation_percentage = NULL,
+                granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END, revocation_handled_at = NULL
+            WHERE d.store = $2 AND d.transaction_id = $1 AND d.revoked_at IS NOT NULL
+            RETURNING d.order_id, d.user_id, d.granted_at IS NULL AS owed
+        ), reopened AS (
+            UPDATE iap.orders o SET status = 'verified'
+            FROM lifted l WHERE o.order_id = l.order_id AND l.owed AND o.status <> 'verified'
+            RETURNING o.order_id
+        )
+        SELECT (SELECT count(*) FROM lifted) AS lifted, (SELECT count(*) FROM forgotten) AS forgotten,
+               (SELECT count(*) FROM reopened) AS reopened,
+               (SELECT count(pg_notify('iap_verified', json_build_object('order_id', l.order_id, 'user_id', l.user_id)::text))
+                FROM lifted l WHERE l.owed) AS announced
+        """,
+        // The user: the ledger row's, else an order's with the transaction's token, else an unclaimed payment's.
+        requestConsumption: """
+        WITH who AS (
+            SELECT coalesce(
+                (SELECT user_id FROM iap.deliveries WHERE store = 'apple' AND transaction_id = $2),
+                (SELECT user_id FROM iap.orders WHERE app_account_token = $3::uuid
+                 ORDER BY checkout_at NULLS LAST, created_at, order_id LIMIT 1),
+                (SELECT user_id FROM iap.unclaimed_payments WHERE transaction_id = $2)) AS user_id
+        )
+        INSERT INTO iap.consumption_requests (notification_id, transaction_id, environment, user_id, requested_at,
+                                              overdue_at, state)
+        SELECT $1::bigint, $2, $4, who.user_id, to_timestamp($5::bigint / 1000.0),
+               to_timestamp($5::bigint / 1000.0) + interval '10 hours',
+               CASE WHEN EXISTS (SELECT 1 FROM iap.consumption_consent c WHERE c.user_id = who.user_id AND c.consented)
+                    THEN 'pending' ELSE 'not_consented' END
+        FROM who
+        ON CONFLICT (notification_id) DO UPDATE SET state = iap.consumption_requests.state
+        RETURNING state
+        """,
+        // Whether the ledger has the transaction, and the order it pays: same product and token, not full.
+        chargeOrder: """
+        SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = 'apple' AND transaction_id = $1) AS delivered,
+               (SELECT order_id FROM iap.orders
+                WHERE app_account_token = $2::uuid AND product_id = $3 AND outcome IS DISTINCT FROM 'full'
+                ORDER BY checkout_at NULLS LAST, created_at, order_id LIMIT 1) AS order_id
+        """,
+        recordUnclaimedCharge: """
+        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment,
+                                            original_transaction_id, app_account_token, notification_id)
+        VALUES ($1, $2, greatest($3::int, 1), to_timestamp($4::bigint / 1000.0), $5, $6, $7::uuid, $8::bigint)
+        ON CONFLICT (transaction_id) DO NOTHING
+        """,
+        // A settle that read the ledger's revocations before one committed may have delivered the transaction
+        // after: the revocation catches up with the row here (a day back is far beyond any such race).
+        sweep: """
+        UPDATE iap.deliveries d SET revoked_at = r.revoked_at, revocation_reason = r.revocation_reason,
+            revocation_percentage = r.revocation_percentage
+        FROM iap.revoked_transactions r
+        WHERE r.recorded_at > now() - interval '1 day' AND d.store = r.store AND d.transaction_id = r.transaction_id
+          AND d.revoked_at IS NULL
+        """
+    )
+}
