@@ -108,7 +108,21 @@ package struct DemoRun {
             googlePlay: try googlePlayConfiguration(googlePlay),
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(services: [daemon] + daemon.companions, logger: logger))
+        // The notification endpoint, on a free loopback port, as RECEIPTD_NOTIFICATIONS_ADDR would serve it.
+        let intake = NotificationServer(
+            configuration: MetricsServer.Configuration(host: "127.0.0.1", port: 0),
+            routes: [
+                AppleNotificationRoute(
+                    verifier: AppleNotificationVerifier(storeKit: storeKit, daemon: configuration),
+                    intake: daemon.makeNotificationIntake(),
+                    logger: logger
+                )
+            ],
+            logger: logger
+        )
+        let group = ServiceGroup(
+            configuration: .init(services: [daemon] + daemon.companions + [intake], logger: logger)
+        )
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
             do {
@@ -119,6 +133,14 @@ package struct DemoRun {
                 try await waitForOutcomes(on: connection, timeout: .seconds(60))
                 try await waitForAcknowledgements(on: connection, googlePlay: googlePlay, timeout: .seconds(30))
                 try await grant(on: connection)
+                guard let port = await intake.port() else {
+                    throw ToolError("demo: the notification endpoint did not start")
+                }
+                try await hearAppleAfterDelivery(
+                    on: connection,
+                    standIn: standIn,
+                    intakeURL: "http://127.0.0.1:\(port)/notifications/apple"
+                )
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error

@@ -31,7 +31,8 @@ struct DemoScenario {
 
     /// The status each order must end with, once the demo granted `granted`.
     static let expectedStatuses: [String: String] = [
-        "demo-checkout": "finished", "demo-closed": "closed", "demo-late": "verified", "demo-no-in-app": "pending",
+        "demo-checkout": "finished", "demo-sk2-signed": "finished", "demo-closed": "closed", "demo-late": "verified",
+        "demo-no-in-app": "pending",
     ]
 
     /// Orders created at checkout, before their receipts.
@@ -43,7 +44,7 @@ struct DemoScenario {
     /// Checked-out orders the game closes unpaid.
     static let closed = ["demo-closed"]
     /// Orders whose goods the game confirms granting once they are delivered.
-    static let granted = ["demo-checkout"]
+    static let granted = ["demo-checkout", "demo-sk2-signed"]
 
     let calls: [Enqueue]
 

@@ -1,0 +1,90 @@
+import FakeAppStore
+import Foundation
+import ReceiptdCore
+
+extension DemoRun {
+    /// The order whose purchase Apple asks about and then refunds, after the game granted it.
+    static let refundedOrder = "demo-sk2-signed"
+    /// Its transaction and player.
+    static let refundedTransaction = "2000000001"
+    static let refundedUser = "nina"
+
+    /// After delivery: the player consents to consumption answers, Apple (the stand-in) asks for consumption
+    /// information and receiptd answers it, then Apple refunds the purchase and the game finds the revocation in
+    /// `iap.owed_revocations` and marks it handled. Each step goes through the notification endpoint at `intakeURL`.
+    func hearAppleAfterDelivery(
+        on connection: PostgresConnection,
+        standIn: AppStoreStandIn,
+        intakeURL: String
+    ) async throws {
+        try await connection.execute("SELECT iap.set_consumption_consent($1, true)", [Self.refundedUser])
+        let purchase = SignedTransactionPayload(
+            transactionId: Self.refundedTransaction,
+            productId: "com.example.gems100"
+        )
+        let request = try await standIn.sendNotification(
+            ServerAPINotificationOrder(notificationType: "CONSUMPTION_REQUEST", transaction: purchase, url: intakeURL)
+        )
+        say(
+            "Apple asks for consumption information about \(Self.refundedTransaction): the endpoint answered "
+                + "\(request.httpStatus.map(String.init) ?? "nothing")"
+        )
+        let sent = try await poll("the consumption answer", on: connection) {
+            try await $0.execute(
+                """
+                SELECT c.delivery_status FROM iap.consumption_requests c
+                JOIN iap.store_notifications n ON n.id = c.notification_id
+                WHERE n.notification_id = $1 AND c.state = 'sent'
+                """,
+                [request.notificationUUID]
+            ).first?["delivery_status"]
+        }
+        let answered = standIn.recordedConsumptionRequests().last { $0.httpStatus == 202 }
+        say(
+            "Consumption information sent for \(Self.refundedTransaction): deliveryStatus \(sent), Apple answered "
+                + "\(answered.map { String($0.httpStatus) } ?? "-")"
+        )
+
+        var refund = purchase
+        refund.revocationDate = SignedTransactionPayload.nowMilliseconds()
+        refund.revocationReason = 0
+        let refunded = try await standIn.sendNotification(
+            ServerAPINotificationOrder(notificationType: "REFUND", transaction: refund, url: intakeURL)
+        )
+        say(
+            "Apple refunds \(Self.refundedTransaction): the endpoint answered "
+                + "\(refunded.httpStatus.map(String.init) ?? "nothing")"
+        )
+        let owed = try await poll("the revocation owed to the game", on: connection) {
+            try await $0.execute(
+                """
+                SELECT transaction_id || ' of ' || order_id || ' (' || revocation_reason || ', granted: '
+                       || granted || ')' AS line
+                FROM iap.owed_revocations($1) WHERE transaction_id = $2
+                """,
+                [Self.refundedUser, Self.refundedTransaction]
+            ).first?["line"]
+        }
+        say("iap.owed_revocations('\(Self.refundedUser)'): \(owed)")
+        let handled =
+            try await connection.execute(
+                "SELECT iap.mark_revocation_handled(ARRAY[$1]) AS n",
+                [Self.refundedTransaction]
+            ).first?.int("n") ?? 0
+        say("The game took the goods back: iap.mark_revocation_handled marked \(handled) revocation(s)")
+    }
+
+    /// Waits up to 30 s for `read` to find a value.
+    private func poll(
+        _ what: String,
+        on connection: PostgresConnection,
+        _ read: (PostgresConnection) async throws -> String?
+    ) async throws -> String {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
+            if let value = try await read(connection) { return value }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw ToolError("demo: no \(what) after 30 s")
+    }
+}
