@@ -6,6 +6,8 @@ struct NotificationListener: Sendable {
     static let jobsChannel = "iap_jobs"
     /// Channel on which a running job's replacement is announced (payload: the superseded job's id).
     static let cancelChannel = "iap_job_cancel"
+    /// Channel on which a newly recorded store notification is announced.
+    static let storeNotificationChannel = PostgresJobQueue.notificationsChannel
 
     /// For the `LISTEN` connection, the one connection of the daemon outside its queue's pool.
     let connectionString: String
@@ -15,6 +17,8 @@ struct NotificationListener: Sendable {
     /// Fired once `LISTEN` is up: the database has answered and no notification can be missed from now on.
     let readiness: ReadinessSignal
     let metrics: ReceiptdMetrics
+    /// Rung for each new store notification: the processor looks at once instead of at its next poll.
+    let storeNotifications: Doorbell
 
     /// Listens until the task is cancelled: new jobs wake the dispatcher; a job announced as cancelled is aborted
     /// directly, once the database confirms it is no longer running under this daemon.
@@ -26,6 +30,7 @@ struct NotificationListener: Sendable {
                 do {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
+                    try await connection.execute("LISTEN \(Self.storeNotificationChannel)")
                     readiness.fire()
                     if backoff.succeeded() {
                         logger.notice("database reachable again; listening for notifications")
@@ -60,6 +65,8 @@ struct NotificationListener: Sendable {
             for notification in notifications {
                 if notification.channel == Self.cancelChannel, let id = Int64(notification.payload) {
                     await abortIfReplaced(id, inFlight: inFlight)
+                } else if notification.channel == Self.storeNotificationChannel {
+                    storeNotifications.ring()
                 } else {
                     newJobs = true
                 }

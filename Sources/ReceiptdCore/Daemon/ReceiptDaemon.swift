@@ -158,16 +158,19 @@ package final class ReceiptDaemon: Service {
                 ]
             } ?? []
         companions += appleNotifications
-        // Every daemon processes the recorded store notifications.
+        // Every daemon processes the recorded store notifications, woken through its LISTEN connection.
+        let storeNotifications = Doorbell()
         companions.append(
             NotificationProcessor(
                 queue: queue,
                 interval: configuration.pollInterval,
                 backoff: configuration.backoff,
                 logger: logger,
-                metrics: metrics
+                metrics: metrics,
+                doorbell: storeNotifications
             )
         )
+        self.storeNotifications = storeNotifications
         self.companions = companions
         self.metrics = metrics
         self.logger = logger
@@ -196,6 +199,8 @@ package final class ReceiptDaemon: Service {
     /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`). Run them
     /// in the same service group.
     package let companions: [any Service]
+    /// Rung by the listener for each new store notification; the `NotificationProcessor` among `companions` waits on it.
+    private let storeNotifications: Doorbell
 
     /// This daemon's `locked_by` value.
     package var identity: String { queue.owner }
@@ -237,7 +242,8 @@ package final class ReceiptDaemon: Service {
                     queue: queue,
                     logger: logger,
                     readiness: readiness,
-                    metrics: metrics
+                    metrics: metrics,
+                    storeNotifications: storeNotifications
                 )
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake, inFlight: inFlight) }

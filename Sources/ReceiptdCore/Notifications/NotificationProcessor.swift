@@ -3,8 +3,9 @@ import ServiceLifecycle
 
 /// Processes the recorded store notifications (`iap.store_notifications` rows without `processed_at`), in every
 /// daemon: each pass claims a batch no other daemon holds and applies each notification's action with its
-/// `processed_at` in one transaction, so a crash anywhere loses nothing and applies nothing twice. It polls every
-/// `RECEIPTD_POLL_INTERVAL` (one indexed query when nothing is due): the database, not a wake-up, is the truth.
+/// `processed_at` in one transaction, so a crash anywhere loses nothing and applies nothing twice. A new
+/// notification's `NOTIFY iap_store_notification` rings `doorbell` (the daemon's listener hears it); without one it
+/// polls every `RECEIPTD_POLL_INTERVAL` (one indexed query when nothing is due): the database is the truth.
 package final class NotificationProcessor: Service {
     private let queue: any NotificationProcessing
     private let planner = NotificationPlanner()
@@ -12,17 +13,21 @@ package final class NotificationProcessor: Service {
     private let backoff: Backoff
     private let logger: Logger
     private let metrics: ReceiptdMetrics
+    private let doorbell: Doorbell
     /// Most notifications one pass takes.
     static let batchSize = 32
 
-    /// Creates a processor on `queue`, passing every `interval`, putting off transient failures by `backoff`.
+    /// Creates a processor on `queue`, passing when `doorbell` rings or every `interval`, putting off transient
+    /// failures by `backoff`.
     package init(
         queue: any NotificationProcessing,
         interval: Duration,
         backoff: Backoff,
         logger: Logger,
-        metrics: ReceiptdMetrics
+        metrics: ReceiptdMetrics,
+        doorbell: Doorbell = Doorbell()
     ) {
+        self.doorbell = doorbell
         self.queue = queue
         self.interval = interval
         self.backoff = backoff
@@ -45,7 +50,8 @@ package final class NotificationProcessor: Service {
                     )
                 }
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.interval) }
+            // Graceful shutdown cancels the wait.
+            await cancelWhenGracefulShutdown { await self.doorbell.wait(upTo: self.interval) }
         }
     }
 

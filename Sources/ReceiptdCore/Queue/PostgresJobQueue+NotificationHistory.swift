@@ -27,15 +27,3 @@ extension PostgresJobQueue: NotificationHistoryStore {
         }
     }
 }
-
-extension PostgresJobQueue {
-    /// The parameters of `recordNotification` for `notification`, in its order.
-    static func recordNotificationParameters(_ notification: StoreNotification) -> [any SQLParameter] {
-        [
-            notification.store.rawValue, notification.notificationID, notification.type, notification.subtype,
-            notification.transactionID, notification.originalTransactionID, notification.environment?.rawValue,
-            notification.signedAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) },
-            notification.source.rawValue, notification.payload,
-        ]
-    }
-}

@@ -37,6 +37,6 @@ struct PostgresNotificationHistoryCursor: NotificationHistoryCursor {
         try await connection.execute(
             PostgresJobQueue.recordNotification,
             PostgresJobQueue.recordNotificationParameters(notification)
-        ).affectedRows == 1
+        ).rows.count == 1
     }
 }
