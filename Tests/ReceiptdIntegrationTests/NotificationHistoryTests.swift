@@ -61,6 +61,19 @@ import Testing
                 try await f.value("SELECT count(*) FROM iap.notification_history_cursor WHERE polled_at IS NOT NULL")
                     == environments
             }
+            // The cursors are written under the catch-up's advisory lock: wait until the first poll let it go.
+            try await f.waitUntil {
+                try await f.value(
+                    """
+                    SELECT count(*) FROM pg_locks
+                    WHERE locktype = 'advisory' AND classid = $1::bigint::oid AND objid = $2::bigint::oid AND objsubid = 1
+                    """,
+                    [
+                        String(PostgresJobQueue.notificationHistoryLockKey >> 32),
+                        String(PostgresJobQueue.notificationHistoryLockKey & 0xFFFF_FFFF),
+                    ]
+                ) == "0"
+            }
             try await body(try #require(daemons[0].companions.compactMap { $0 as? NotificationHistoryPoller }.first))
         }
     }
@@ -113,6 +126,34 @@ import Testing
                 try await f.value(
                     "SELECT count(*) FROM iap.notification_history_cursor WHERE succeeded_at IS NOT NULL AND last_error IS NULL"
                 ) == "2"
+            )
+        }
+    }
+
+    @Test func theDaemonsOwnVerifierChecksTheHistoryAndTheRefundFoundThereIsProcessed() async throws {
+        try await Fixture.with { f in
+            let refund = try await missed(f, "9690")
+            let foreign = try await missed(f, "9691", bundleID: "com.example.other")
+            let settings = f.settings { $0.storeKit.notificationHistoryInterval = .seconds(3600) }
+            // No test verifier: the daemon checks each record as the intake checks a push.
+            try await f.withDaemons(settings: settings) { _ in
+                try await f.waitUntil {
+                    try await f.value(
+                        "SELECT processed_at IS NOT NULL FROM iap.store_notifications WHERE notification_id = $1",
+                        [refund.notificationUUID]
+                    ) == "t"
+                }
+            }
+            let row = try await f.row(
+                "SELECT source, result FROM iap.store_notifications WHERE notification_id = $1",
+                [refund.notificationUUID]
+            )
+            #expect(row["source"] == "history" && row["result"] == "revoked_undelivered")
+            #expect(
+                try await f.value(
+                    "SELECT count(*) FROM iap.store_notifications WHERE notification_id = $1",
+                    [foreign.notificationUUID]
+                ) == "0"
             )
         }
     }
