@@ -69,6 +69,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0008_operations_health.sql"),
                 .embedInCode("SQL/migrations/0009_paused_apis.sql"),
                 .embedInCode("SQL/migrations/0010_store_notifications.sql"),
+                .embedInCode("SQL/migrations/0011_google_notifications.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).

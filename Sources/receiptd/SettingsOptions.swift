@@ -44,6 +44,12 @@ struct SettingsOptions: ParsableArguments {
     var googlePlayVoidedInterval: String?
     @Option(help: "An acknowledgement owed this long is reported stuck, e.g. 1h (GOOGLE_PLAY_FINALIZE_OVERDUE).")
     var googlePlayFinalizeOverdue: String?
+    @Option(help: "Google's published OIDC keys for push authentication (GOOGLE_OIDC_CERTS_URL).")
+    var googleOIDCCertsURL: String?
+    @Option(help: "The audience of the Pub/Sub push subscription's OIDC tokens (GOOGLE_PUBSUB_AUDIENCE).")
+    var googlePubsubAudience: String?
+    @Option(help: "The push subscription's service account (GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL).")
+    var googlePubsubServiceAccountEmail: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -78,7 +84,9 @@ struct SettingsOptions: ParsableArguments {
             ("GOOGLE_SERVICE_ACCOUNT_FILE", googleServiceAccountFile),
             ("GOOGLE_PLAY_PACKAGE_NAME", googlePlayPackageName), ("GOOGLE_PLAY_API_URL", googlePlayAPIURL),
             ("GOOGLE_PLAY_FINALIZE", googlePlayFinalize), ("GOOGLE_PLAY_VOIDED_INTERVAL", googlePlayVoidedInterval),
-            ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("RECEIPTD_SANDBOX", sandbox),
+            ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("GOOGLE_OIDC_CERTS_URL", googleOIDCCertsURL),
+            ("GOOGLE_PUBSUB_AUDIENCE", googlePubsubAudience),
+            ("GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL", googlePubsubServiceAccountEmail), ("RECEIPTD_SANDBOX", sandbox),
             ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency),
             ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax),

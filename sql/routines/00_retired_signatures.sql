@@ -24,3 +24,14 @@ DROP FUNCTION IF EXISTS iap.enqueue_job(text, text, text, text, text, text, int,
 -- create_order before the notifications (migration 10) added app_account_token and account_id: dropped and
 -- created once with both, so that no overload makes a call with three or four arguments ambiguous.
 DROP FUNCTION IF EXISTS iap.create_order(text, text, text, int);
+-- owed_revocations before Google's partial refunds (migration 11) added revoked_quantity: a result type cannot
+-- change in place. Dropped only while it still has the old columns, so that a migrate leaves the current one.
+DO $$
+BEGIN
+    IF to_regprocedure('iap.owed_revocations(text)') IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_proc
+        WHERE oid = to_regprocedure('iap.owed_revocations(text)') AND 'revoked_quantity' = ANY (proargnames)
+    ) THEN
+        DROP FUNCTION iap.owed_revocations(text);
+    END IF;
+END $$;

@@ -5,20 +5,26 @@
 -- The game asks at the player's login, as it asks owed_deliveries: revoked ledger rows it has not handled yet,
 -- oldest revocation first. `granted` says whether the game had granted the units (take them back) or not (never
 -- grant them). `revocation_percentage` is a prorated refund's share in thousandths of a percent (NULL: all).
+-- `revoked_quantity` is the units revoked and not yet handled: the row's whole quantity for a revocation of it
+-- all, fewer after a quantity-based partial refund (Google); a later refund of the rest asks again for the rest.
 CREATE OR REPLACE FUNCTION iap.owed_revocations(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, revoked_at timestamptz,
-               revocation_reason text, granted boolean, revocation_percentage int)
+               revocation_reason text, granted boolean, revocation_percentage int, revoked_quantity int)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
-           d.granted_at IS NOT NULL, d.revocation_percentage
+           d.granted_at IS NOT NULL, d.revocation_percentage,
+           (CASE WHEN d.revoked_at IS NOT NULL THEN d.quantity ELSE d.revoked_quantity END)
+               - d.revocation_handled_quantity
     FROM iap.deliveries d
     -- A bare user_id would name the column.
-    WHERE d.user_id = owed_revocations.user_id AND d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL
-    ORDER BY d.revoked_at, d.transaction_id
+    WHERE d.user_id = owed_revocations.user_id
+      AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
+           OR d.revoked_quantity > d.revocation_handled_quantity)
+    ORDER BY d.revoked_at NULLS LAST, d.transaction_id
 $$;
 
--- The game confirms it handled these revocations: returns how many rows it newly marked (0 the second time).
--- Ids that are not revoked, or unknown, mark nothing.
+-- The game confirms it handled these revocations (all units owed so far): returns how many rows it newly marked
+-- (0 the second time). Ids that are not revoked, or unknown, mark nothing.
 CREATE OR REPLACE FUNCTION iap.mark_revocation_handled(transaction_ids text[]) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
@@ -29,9 +35,11 @@ BEGIN
     IF mark_revocation_handled.transaction_ids IS NULL THEN
         RAISE EXCEPTION 'mark_revocation_handled: transaction_ids must not be null' USING ERRCODE = '22023';
     END IF;
-    UPDATE iap.deliveries SET revocation_handled_at = now()
+    UPDATE iap.deliveries
+    SET revocation_handled_at = CASE WHEN revoked_at IS NOT NULL THEN now() ELSE revocation_handled_at END,
+        revocation_handled_quantity = CASE WHEN revoked_at IS NOT NULL THEN quantity ELSE revoked_quantity END
     WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
-      AND revoked_at IS NOT NULL AND revocation_handled_at IS NULL;
+      AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     RETURN v_marked;
 END $$;
@@ -52,8 +60,8 @@ BEGIN
     ON CONFLICT (user_id) DO UPDATE SET consented = excluded.consented, changed_at = excluded.changed_at;
 END $$;
 
--- Every revocation of a ledger row, whatever made it (an Apple refund or revoke, a Google void), tells game
--- servers listening on iap_revoked, in the transaction that records it.
+-- Every revocation of a ledger row, whatever made it (an Apple refund or revoke, a Google void, a partial refund
+-- of some units), tells game servers listening on iap_revoked, in the transaction that records it.
 CREATE OR REPLACE FUNCTION iap.notify_revoked() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 BEGIN
@@ -65,6 +73,11 @@ END $$;
 CREATE OR REPLACE TRIGGER deliveries_revoked
 AFTER UPDATE OF revoked_at ON iap.deliveries
 FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
+EXECUTE FUNCTION iap.notify_revoked();
+
+CREATE OR REPLACE TRIGGER deliveries_partly_revoked
+AFTER UPDATE OF revoked_quantity ON iap.deliveries
+FOR EACH ROW WHEN (NEW.revoked_at IS NULL AND NEW.revoked_quantity > OLD.revoked_quantity)
 EXECUTE FUNCTION iap.notify_revoked();
 
 -- A purchase Apple reported itself (ONE_TIME_CHARGE) that an order matches: its signed transaction is enqueued

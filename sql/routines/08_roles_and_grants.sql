@@ -52,6 +52,9 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.revoked_transactions TO receiptd_worker;
         GRANT SELECT ON iap.consumption_consent TO receiptd_worker;
         GRANT UPDATE (revocation_percentage, revocation_handled_at, granted_at) ON iap.deliveries TO receiptd_worker;
+        -- Google's partial refunds revoke units of a ledger row, each refund recorded once.
+        GRANT UPDATE (revoked_quantity, revocation_handled_quantity) ON iap.deliveries TO receiptd_worker;
+        GRANT SELECT, INSERT ON iap.google_partial_refunds TO receiptd_worker;
         GRANT SELECT ON iap.schema_migrations TO receiptd_worker;   -- the daemon checks the version at start
         GRANT EXECUTE ON FUNCTION iap.purge_finished(interval, int) TO receiptd_worker;
         -- A ONE_TIME_CHARGE an order matches is enqueued as a client's input would be.
@@ -81,7 +84,7 @@ BEGIN
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
-            iap.consumption_requests, iap.notification_history_cursor TO receiptd_operator;
+            iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
             TO receiptd_operator;
     END IF;

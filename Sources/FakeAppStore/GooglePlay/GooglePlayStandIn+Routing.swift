@@ -13,6 +13,8 @@ extension GooglePlayStandIn {
         switch (method, path) {
         case (.GET, "/healthz"):
             return GooglePlayAnswer(status: 200, body: "ok", contentType: "text/plain")
+        case (.GET, "/oauth2/v3/certs"):
+            return jwks()
         case (.POST, "/fake/void"):
             return fakeVoid(body: body)
         case (.POST, "/token"):

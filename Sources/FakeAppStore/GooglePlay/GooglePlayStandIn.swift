@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// A local stand-in for Google Play's Android Publisher API and OAuth 2.0 token endpoint, serving
 /// ``SyntheticPurchaseToken``s, for tests, the demo and load runs (never production).
@@ -19,6 +20,8 @@ import Logging
 ///     `FAILED_PRECONDITION`. Repeating one is answered 200 again. See ``recordedFinalizations()``.
 ///   - `GET voidedpurchases?startTime=&endTime=&maxResults=&token=`: what ``void(token:orderID:reason:at:)``
 ///     registered, oldest first, paged; `{}` when there is none. See ``recordedVoidedQueries()``.
+/// - `GET /oauth2/v3/certs`: ``oidc``'s published keys (JWKS) with `Cache-Control: public, max-age=…`
+///   (``setJWKSMaxAge(_:)``), as Google serves the keys Pub/Sub push tokens are signed with; see ``jwksFetches()``.
 /// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…}`: voids for other processes; 204.
 /// - `GET /healthz`.
 ///
@@ -26,8 +29,12 @@ import Logging
 package final class GooglePlayStandIn: Sendable {
     /// The service account whose assertions the token endpoint accepts; give the daemon ``writeServiceAccount(toFile:)``'s file.
     package let serviceAccount: GoogleServiceAccountKey
+    /// The OIDC issuer of push tokens; its keys are served at ``oidcCertsURL``.
+    package let oidc = GoogleOIDCIssuer()
     let configuration: Configuration
     let ledger = GooglePlayLedger()
+    /// JWKS fetches so far, and the `max-age` they are served with.
+    let jwksServing = Mutex((fetches: 0, maxAge: 3600))
     private let logger: Logger
     private let listener: StandInListener
 

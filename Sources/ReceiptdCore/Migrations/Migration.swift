@@ -30,6 +30,7 @@ package struct Migration: Sendable {
         Migration(version: 8, name: "operations_health", bytes: PackageResources._008_operations_health_sql),
         Migration(version: 9, name: "paused_apis", bytes: PackageResources._009_paused_apis_sql),
         Migration(version: 10, name: "store_notifications", bytes: PackageResources._010_store_notifications_sql),
+        Migration(version: 11, name: "google_notifications", bytes: PackageResources._011_google_notifications_sql),
     ]
 
     /// The schema version this binary's daemon needs.

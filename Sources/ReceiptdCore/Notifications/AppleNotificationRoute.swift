@@ -8,6 +8,8 @@ package struct AppleNotificationRoute: NotificationRoute {
     package var store: Store { .apple }
     /// `/notifications/apple`.
     package var path: String { "/notifications/apple" }
+    /// 256 KiB: Apple's signed payloads are a few KiB.
+    package var bodyLimit: Int { 256 * 1024 }
 
     private let verifier: AppleNotificationVerifier
     private let intake: any NotificationIntake
@@ -21,7 +23,10 @@ package struct AppleNotificationRoute: NotificationRoute {
     }
 
     /// Verifies and records; a refusal says why, without the payload.
-    package func take(_ body: [UInt8]) async throws(NotificationRefusal) -> Bool {
+    package func take(
+        _ body: [UInt8],
+        headers: [String: String]
+    ) async throws(NotificationRefusal) -> NotificationTaken {
         guard let request = try? JSONDecoder().decode(Body.self, from: Data(body)) else {
             throw NotificationRefusal(.badRequest, reason: "body", "body is not {\"signedPayload\": \"<JWS>\"}")
         }
@@ -44,7 +49,7 @@ package struct AppleNotificationRoute: NotificationRoute {
                     "notification_type": "\(notification.type)",
                 ]
             )
-            return new
+            return .recorded(new: new)
         } catch {
             throw NotificationRefusal(.unavailable, reason: "database", "cannot record the notification: \(error)")
         }

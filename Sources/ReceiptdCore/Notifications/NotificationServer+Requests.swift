@@ -21,15 +21,16 @@ extension NotificationServer {
                             return
                         }
                         if let length = head.headers.first(name: "content-length").flatMap(Int.init),
-                            length > Self.bodyLimit
+                            length > pending!.route.bodyLimit
                         {
-                            try await refuse(tooLarge(declared: true), pending!.route, head, outbound)
+                            try await refuse(tooLarge(pending!.route, declared: true), pending!.route, head, outbound)
                             return
                         }
                     case .body(let chunk):
                         guard pending != nil else { continue }
-                        guard pending!.body.count + chunk.readableBytes <= Self.bodyLimit else {
-                            try await refuse(tooLarge(declared: false), pending!.route, pending!.head, outbound)
+                        guard pending!.body.count + chunk.readableBytes <= pending!.route.bodyLimit else {
+                            let refusal = tooLarge(pending!.route, declared: false)
+                            try await refuse(refusal, pending!.route, pending!.head, outbound)
                             return
                         }
                         pending!.body += chunk.readableBytesView
@@ -38,8 +39,14 @@ extension NotificationServer {
                         pending = nil
                         let answer: Answer
                         do throws(NotificationRefusal) {
-                            let new = try await request.route.take(request.body)
-                            answer = Answer(.ok, new ? "recorded\n" : "already recorded\n")
+                            let headers = Dictionary(
+                                request.head.headers.map { ($0.name.lowercased(), $0.value) },
+                                uniquingKeysWith: { first, _ in first }
+                            )
+                            switch try await request.route.take(request.body, headers: headers) {
+                            case .recorded(let new): answer = Answer(.ok, new ? "recorded\n" : "already recorded\n")
+                            case .skipped: answer = Answer(.noContent, "")
+                            }
                         } catch {
                             let close = !request.head.isKeepAlive
                             try await refuse(error, request.route, request.head, outbound, close: close)
@@ -77,13 +84,13 @@ extension NotificationServer {
         return .route(route)
     }
 
-    /// The refusal of a body over `bodyLimit`: by its `content-length`, or once that much has arrived.
-    private func tooLarge(declared: Bool) -> NotificationRefusal {
+    /// The refusal of a body over the route's `bodyLimit`: by its `content-length`, or once that much has arrived.
+    private func tooLarge(_ route: any NotificationRoute, declared: Bool) -> NotificationRefusal {
         NotificationRefusal(
             .badRequest,
             reason: "too_large",
             declared
-                ? "body's content-length is over \(Self.bodyLimit) bytes" : "body is over \(Self.bodyLimit) bytes"
+                ? "body's content-length is over \(route.bodyLimit) bytes" : "body is over \(route.bodyLimit) bytes"
         )
     }
 

@@ -6,14 +6,11 @@ import ServiceLifecycle
 /// Serves the stores' notification endpoints (`POST /notifications/apple`, `RECEIPTD_NOTIFICATIONS_ADDR`): each
 /// request's body goes to its store's `NotificationRoute`, and the store hears 200 only once the notification is
 /// committed. The connection limit and the request deadline are the metrics server's; bodies stop at
-/// `bodyLimit`.
+/// each route's `bodyLimit`.
 ///
 /// A `Service`: `run()` binds, serves until graceful shutdown or cancellation, then closes every connection.
 package final class NotificationServer: Service, Sendable, CustomStringConvertible {
     typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-
-    /// The largest body taken (256 KiB); a longer one is answered 400 without being read.
-    package static let bodyLimit = 256 * 1024
 
     private let configuration: MetricsServer.Configuration
     let routes: [String: any NotificationRoute]

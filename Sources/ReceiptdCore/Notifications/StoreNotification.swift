@@ -30,9 +30,13 @@ package struct StoreNotification: Sendable, Equatable {
     package var signedAt: Date?
     /// Push or history.
     package var source: Source
-    /// The verified payload as JSON text: `{"notification": <decoded payload>, "transaction": <decoded nested
-    /// transaction, when there is one>}`.
+    /// The verified payload as JSON text: Apple's `{"notification": <decoded payload>, "transaction": <decoded
+    /// nested transaction, when there is one>}`; Google's `{"message": <Pub/Sub message without its data>,
+    /// "notification": <the decoded data>}`.
     package var payload: String
+    /// True when processing needs the store's answer first (`iap.store_notifications.awaiting_lookup`): the
+    /// lookup worker asks and adds it to the payload.
+    package var awaitingLookup: Bool
 
     /// Creates a record from verified values.
     package init(
@@ -45,7 +49,8 @@ package struct StoreNotification: Sendable, Equatable {
         environment: StoreEnvironment? = nil,
         signedAt: Date? = nil,
         source: Source,
-        payload: String
+        payload: String,
+        awaitingLookup: Bool = false
     ) {
         self.store = store
         self.notificationID = notificationID
@@ -57,5 +62,6 @@ package struct StoreNotification: Sendable, Equatable {
         self.signedAt = signedAt
         self.source = source
         self.payload = payload
+        self.awaitingLookup = awaitingLookup
     }
 }

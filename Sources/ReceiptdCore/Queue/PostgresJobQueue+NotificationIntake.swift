@@ -12,7 +12,7 @@ extension PostgresJobQueue: NotificationIntake {
             notification.store.rawValue, notification.notificationID, notification.type, notification.subtype,
             notification.transactionID, notification.originalTransactionID, notification.environment?.rawValue,
             notification.signedAt.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) },
-            notification.source.rawValue, notification.payload,
+            notification.source.rawValue, notification.payload, notification.awaitingLookup,
         ]
     }
 
@@ -25,8 +25,9 @@ extension PostgresJobQueue: NotificationIntake {
     static let recordNotification = """
         WITH inserted AS (
             INSERT INTO iap.store_notifications (store, notification_id, notification_type, subtype, transaction_id,
-                                                 original_transaction_id, environment, signed_at, source, payload)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::bigint / 1000.0), $9, $10::jsonb)
+                                                 original_transaction_id, environment, signed_at, source, payload,
+                                                 awaiting_lookup)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, to_timestamp($8::bigint / 1000.0), $9, $10::jsonb, $11)
             ON CONFLICT (store, notification_id) DO NOTHING
             RETURNING id
         )

@@ -210,7 +210,8 @@ extension PostgresJobQueue: NotificationProcessing {
             DELETE FROM iap.revoked_transactions WHERE store = $2 AND transaction_id = $1 RETURNING transaction_id
         ), lifted AS (
             UPDATE iap.deliveries d SET revoked_at = NULL, revocation_reason = NULL, revocation_percentage = NULL,
-                granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END, revocation_handled_at = NULL
+                granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END, revocation_handled_at = NULL,
+                revoked_quantity = 0, revocation_handled_quantity = 0
             WHERE d.store = $2 AND d.transaction_id = $1 AND d.revoked_at IS NOT NULL
             RETURNING d.order_id, d.user_id, d.granted_at IS NULL AS owed
         ), reopened AS (
