@@ -113,6 +113,8 @@ import Testing
         let otherSignature = Self.chain.signedNotification(Self.refund("9102")).split(separator: ".")[2]
         let cases: [(name: String, jws: String, verifier: AppleNotificationVerifier, reason: String, says: String)] = [
             ("not a JWS", "hello", Self.verifier(), "malformed", "not a compact JWS"),
+            ("four parts", good + ".e30", Self.verifier(), "malformed", "not a compact JWS"),
+            ("two parts", "\(parts[0]).\(parts[1])", Self.verifier(), "malformed", "not a compact JWS"),
             ("truncated", String(good.prefix(good.count / 2)), Self.verifier(), "malformed", "notification"),
             (
                 "truncated signature", String(good.dropLast(10)), Self.verifier(), "malformed",

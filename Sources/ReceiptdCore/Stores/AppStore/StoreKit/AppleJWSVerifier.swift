@@ -56,14 +56,20 @@ package final class AppleJWSVerifier: Sendable {
         read: (Data) throws -> Payload,
         signedDate: (Payload) -> Date
     ) async throws(Failure) -> Payload {
-        let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let payloadBytes = Base64URL.decode(parts[1]),
-            let signatureBytes = Base64URL.decode(parts[2])
+        // Split on the UTF-8 bytes: a Character-wise split of a notification (its nested transaction inside) costs
+        // more than its signature check.
+        let bytes = jws.utf8
+        let dot = UInt8(ascii: ".")
+        guard let first = bytes.firstIndex(of: dot),
+            let second = bytes[bytes.index(after: first)...].firstIndex(of: dot),
+            !bytes[bytes.index(after: second)...].contains(dot),
+            let payloadBytes = Base64URL.decode(jws[bytes.index(after: first)..<second]),
+            let signatureBytes = Base64URL.decode(jws[bytes.index(after: second)...])
         else {
             throw Failure(check: .format, description: "\(noun) is not a compact JWS")
         }
         // The header first (its checks come first), unless it is one verified a moment ago.
-        let headerText = String(parts[0])
+        let headerText = String(jws[..<first])
         let known = verifiedChains.withLock { $0[headerText] }.flatMap { $0.expires > .now ? $0 : nil }
         let x5c = known == nil ? try Self.certificates(inHeader: headerText, noun: noun) : []
         let payload: Payload
@@ -86,8 +92,7 @@ package final class AppleJWSVerifier: Sendable {
         } else {
             key = try await verifiedKey(header: headerText, x5c: x5c, at: date, noun: noun)
         }
-        guard key.isValidSignature(signature, for: Data(jws.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count)))
-        else {
+        guard key.isValidSignature(signature, for: Data(bytes[..<second])) else {
             throw Failure(
                 check: .signature,
                 description: "\(noun) signature does not verify with its leaf certificate's key"
