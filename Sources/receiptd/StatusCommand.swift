@@ -139,6 +139,7 @@ struct StatusCommand: OperatorCommand {
                             ?? "never")
                 }.joined(separator: " / ")
         )
+        sections.append("Last Google TEST notification: " + (status.lastGoogleTestNotification ?? "never"))
         sections.append(
             "Store notifications not yet processed: \(status.unprocessedNotifications)"
                 + (status.oldestUnprocessedNotificationSeconds.flatMap { HumanDuration.text($0) }.map {

@@ -35,13 +35,15 @@ extension OperatorQueries {
                     SELECT transaction_id, job_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment,
                            \(Self.utc("delivered_at")) AS delivered_at, \(Self.utc("revoked_at")) AS revoked_at,
                            revocation_reason, revocation_percentage,
-                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at
+                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at, revoked_quantity,
+                           revocation_handled_quantity
                     FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
                     """,
                     [orderID]
                 )
                 // About its ledger rows: by transaction id, or by original id (a ledger row's own id, or the
-                // original id its first delivery recorded).
+                // original id its first delivery recorded); Google's also by the purchase token of its jobs (a
+                // purchase or a cancel recorded before the ledger id was known).
                 let notifications = try session.execute(
                     """
                     SELECT \(NotificationSummary.columns)
@@ -51,6 +53,10 @@ extension OperatorQueries {
                        OR n.original_transaction_id IN (
                               SELECT d.transaction_id FROM iap.deliveries d WHERE d.order_id = $1
                               UNION SELECT o.original_transaction_id FROM iap.transaction_owners o WHERE o.order_id = $1)
+                       OR (n.store = 'google'
+                           AND coalesce(n.payload #>> '{notification,oneTimeProductNotification,purchaseToken}',
+                                        n.payload #>> '{notification,voidedPurchaseNotification,purchaseToken}') IN (
+                              SELECT j.receipt_data FROM iap.jobs j WHERE j.order_id = $1 AND j.kind = '\(JobKind.googlePurchase.rawValue)'))
                     ORDER BY n.received_at, n.id
                     """,
                     [orderID]

@@ -98,7 +98,9 @@ package struct OperatorQueries: Sendable {
                            (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications
                             WHERE processed_at IS NULL) AS oldest_unprocessed,
                            (SELECT count(*) FROM iap.consumption_requests WHERE state = 'pending' AND overdue_at < now())
-                               AS consumption_overdue
+                               AS consumption_overdue,
+                           (SELECT \(Self.utc("max(received_at)")) FROM iap.store_notifications
+                            WHERE store = 'google' AND notification_type = 'TEST') AS google_test
                     """
                 )
                 let tests = try session.execute(
@@ -163,6 +165,7 @@ package struct OperatorQueries: Sendable {
                             source: $0["source"]
                         )
                     },
+                    lastGoogleTestNotification: notifications.first?["google_test"],
                     unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
                     consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0

@@ -156,6 +156,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var revocationsUnhandledOverTenMinutes = 0
     /// The last `TEST` notification of `Production` and of `Sandbox`, both always present.
     package var lastTestNotifications: [TestNotification] = []
+    /// When the last Google `TEST` notification was received (ISO-8601, UTC): Play Console's "Send test
+    /// notification" reached the intake through Pub/Sub. `nil` when none ever was.
+    package var lastGoogleTestNotification: String? = nil
     /// Store notifications recorded and not yet processed.
     package var unprocessedNotifications = 0
     /// Seconds since the oldest of them was received; `nil` when there is none.
