@@ -48,6 +48,9 @@ struct StatusCommand: OperatorCommand {
         sections.append(
             "Unclaimed payments: \(status.unclaimedPayments)"
                 + (status.unclaimedPayments > 0 ? " (see `receiptd unclaimed`)" : "")
+                + (status.nextGoogleRefundOfUnclaimed.map {
+                    "; Google refunds one at \($0.terminalSafe) unless it is assigned before"
+                } ?? "")
         )
         sections.append("Orders paid beyond their quantity: \(status.overpaidOrders)")
         let alive = status.daemons.filter(\.alive)

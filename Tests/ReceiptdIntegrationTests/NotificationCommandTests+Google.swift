@@ -178,6 +178,29 @@ extension NotificationCommandTests {
             let appleLine = try #require(lines.first { $0.hasPrefix("5001") })
             #expect(appleLine.contains("apple") && !appleLine.contains("2026-11-23"), "\(appleLine)")
             #expect(!table.contains("token-9"))
+
+            // status names the first refund Google will make of them.
+            let status = try Self.run(["status"], url).split(separator: "\n").map(String.init)
+            #expect(
+                status.contains(
+                    "Unclaimed payments: 2 (see `receiptd unclaimed`); Google refunds one at 2026-11-23T08:00:00Z "
+                        + "unless it is assigned before"
+                ),
+                "\(status)"
+            )
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(try Self.run(["status", "--json"], url).utf8))
+                    as? [String: Any]
+            )
+            #expect(document["next_google_refund_of_unclaimed"] as? String == "2026-11-23T08:00:00Z")
+            try await f.connection.execute(
+                "UPDATE iap.unclaimed_payments SET assigned_at = now(), assigned_order_id = 'o1' WHERE store = 'google'"
+            )
+            #expect(
+                try Self.run(["status"], url).split(separator: "\n").contains(
+                    "Unclaimed payments: 1 (see `receiptd unclaimed`)"
+                )
+            )
         }
     }
 

@@ -100,7 +100,9 @@ package struct OperatorQueries: Sendable {
                            (SELECT count(*) FROM iap.consumption_requests WHERE state = 'pending' AND overdue_at < now())
                                AS consumption_overdue,
                            (SELECT \(Self.utc("max(received_at)")) FROM iap.store_notifications
-                            WHERE store = 'google' AND notification_type = 'TEST') AS google_test
+                            WHERE store = 'google' AND notification_type = 'TEST') AS google_test,
+                           (SELECT \(Self.utc("min(acknowledge_by)")) FROM iap.unclaimed_payments
+                            WHERE store = 'google' AND assigned_at IS NULL) AS next_google_refund
                     """
                 )
                 let tests = try session.execute(
@@ -165,6 +167,7 @@ package struct OperatorQueries: Sendable {
                             source: $0["source"]
                         )
                     },
+                    nextGoogleRefundOfUnclaimed: notifications.first?["next_google_refund"],
                     lastGoogleTestNotification: notifications.first?["google_test"],
                     unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),

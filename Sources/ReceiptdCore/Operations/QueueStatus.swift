@@ -156,6 +156,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var revocationsUnhandledOverTenMinutes = 0
     /// The last `TEST` notification of `Production` and of `Sandbox`, both always present.
     package var lastTestNotifications: [TestNotification] = []
+    /// The earliest `acknowledge_by` of the Google payments not yet assigned (ISO-8601, UTC): Google refunds that
+    /// one then unless it is assigned. `nil` when there is none.
+    package var nextGoogleRefundOfUnclaimed: String? = nil
     /// When the last Google `TEST` notification was received (ISO-8601, UTC): Play Console's "Send test
     /// notification" reached the intake through Pub/Sub. `nil` when none ever was.
     package var lastGoogleTestNotification: String? = nil
