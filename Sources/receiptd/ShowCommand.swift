@@ -10,7 +10,7 @@ struct ShowCommand: OperatorCommand {
 
     @OptionGroup var options: OperatorOptions
 
-    @Argument(help: "The order id.")
+    @Argument(help: "The order id, or the ledger id (transaction id, Google order id) of one of its deliveries.")
     var order: String
 
     func run() async throws {

@@ -309,6 +309,19 @@ extension NotificationCommandTests {
 
             let second = try Self.list(["show", "g2"], url, key: "notifications")
             #expect(second.map { $0["notification_id"] as? String } == ["m-other", "m-other-cancel"])
+
+            // A ledger id shows the order it was delivered to; an unknown one is not found (exit 3).
+            let byLedgerID = try #require(
+                try JSONSerialization.jsonObject(with: Data(try Self.run(["show", "GPA.1", "--json"], url).utf8))
+                    as? [String: Any]
+            )
+            #expect((byLedgerID["order"] as? [String: Any])?["order_id"] as? String == "g1")
+            #expect(
+                (byLedgerID["notifications"] as? [[String: Any]])?.map { $0["notification_id"] as? String }
+                    == ["m-purchase", "m-void"]
+            )
+            let unknown = try ReceiptdBinary.run(["show", "GPA.404", "--database-url", url])
+            #expect(unknown.status == 3 && unknown.stderr.contains("no order GPA.404"), "\(unknown.stderr)")
         }
     }
 

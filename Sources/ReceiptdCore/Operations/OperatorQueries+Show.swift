@@ -1,10 +1,21 @@
 extension OperatorQueries {
     /// The order with every job, every attempt, every delivery and the store notifications about its deliveries;
-    /// throws `OperatorError.notFound` for an unknown order.
-    package func show(orderID: String) async throws -> OrderDetail {
+    /// `orderID` may also be a ledger id (Apple's transaction id, Google's order id) of one of its deliveries.
+    /// Throws `OperatorError.notFound` when it is neither.
+    package func show(orderID argument: String) async throws -> OrderDetail {
         let rows = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                // An order id first; a ledger id names the order it was delivered to.
+                let orderID =
+                    try session.execute(
+                        """
+                        SELECT coalesce((SELECT order_id FROM iap.orders WHERE order_id = $1),
+                                        (SELECT order_id FROM iap.deliveries WHERE transaction_id = $1
+                                         ORDER BY delivered_at LIMIT 1)) AS order_id
+                        """,
+                        [argument]
+                    ).first?["order_id"] ?? argument
                 let order = try session.execute(
                     """
                     SELECT order_id, user_id, product_id, quantity, delivered_quantity, outcome::text AS outcome,
@@ -64,7 +75,7 @@ extension OperatorQueries {
                 return (order, jobs, attempts, deliveries, notifications)
             }
         }
-        guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(orderID)") }
+        guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(argument)") }
         let attemptsByJob = try Dictionary(grouping: rows.2.namedRows, by: { try $0.int64("job_id") })
         return OrderDetail(
             order: try OrderDetail.Order(row: orderRow),
