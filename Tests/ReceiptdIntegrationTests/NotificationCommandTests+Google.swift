@@ -325,6 +325,44 @@ extension NotificationCommandTests {
         }
     }
 
+    @Test func statusCountsPartialRevocationsUnhandledForOverTenMinutes() async throws {
+        try await Fixture.with { f in
+            try await RevocationHandOffTests.deliver(f, order: "g1", transaction: "GPA.1", quantity: 5, granted: true)
+            try await RevocationHandOffTests.deliver(f, order: "g2", transaction: "GPA.2", quantity: 5, granted: true)
+            try await RevocationHandOffTests.deliver(f, order: "g3", transaction: "GPA.3", quantity: 5, granted: true)
+            try await f.connection.execute("UPDATE iap.deliveries SET store = 'google'")
+            // GPA.1: refunded 20 minutes ago, unhandled. GPA.2: refunded 20 minutes ago and again just now.
+            // GPA.3: refunded 20 minutes ago and handled.
+            for (transaction, minutesAgo, units) in [
+                ("GPA.1", 20, 2), ("GPA.2", 20, 1), ("GPA.2", 0, 1), ("GPA.3", 20, 3),
+            ] {
+                try await f.connection.execute(
+                    """
+                    INSERT INTO iap.google_partial_refunds (transaction_id, voided_at, voided_quantity, recorded_at)
+                    VALUES ($1, now() - make_interval(mins => $2 + 1), $3, now() - make_interval(mins => $2))
+                    """,
+                    [transaction, minutesAgo, units]
+                )
+                try await RevocationHandOffTests.revokeUnits(f, transaction, units: units)
+            }
+            try await f.connection.execute("SELECT iap.mark_revocation_handled(ARRAY['GPA.3'])")
+            let url = try await f.loginRole(in: "receiptd_operator")
+            let document = try #require(
+                try JSONSerialization.jsonObject(with: Data(try Self.run(["status", "--json"], url).utf8))
+                    as? [String: Any]
+            )
+            #expect(document["revocations_unhandled_over_ten_minutes"] as? Int == 1)
+
+            // A row revoked whole counts once, whatever its partial refunds.
+            try await RevocationHandOffTests.revoke(f, "GPA.1", reason: "voided", secondsAgo: 900)
+            let after = try #require(
+                try JSONSerialization.jsonObject(with: Data(try Self.run(["status", "--json"], url).utf8))
+                    as? [String: Any]
+            )
+            #expect(after["revocations_unhandled_over_ten_minutes"] as? Int == 1)
+        }
+    }
+
     /// The JSON list under `key` in the object `arguments` print.
     static func list(_ arguments: [String], _ url: String, key: String) throws -> [[String: Any]] {
         let object = try #require(

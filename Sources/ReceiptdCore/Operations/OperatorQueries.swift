@@ -93,7 +93,13 @@ package struct OperatorQueries: Sendable {
                 let notifications = try session.execute(
                     """
                     SELECT (SELECT count(*) FROM iap.deliveries
-                            WHERE revoked_at < now() - interval '10 minutes' AND revocation_handled_at IS NULL) AS revocations,
+                            WHERE revoked_at < now() - interval '10 minutes' AND revocation_handled_at IS NULL)
+                           -- Rows partly revoked by Google whose last partial refund is over 10 minutes old.
+                           + (SELECT count(*) FROM iap.deliveries d
+                              WHERE d.revoked_at IS NULL AND d.revoked_quantity > d.revocation_handled_quantity
+                                AND (SELECT max(p.recorded_at) FROM iap.google_partial_refunds p
+                                     WHERE p.transaction_id = d.transaction_id) < now() - interval '10 minutes')
+                               AS revocations,
                            (SELECT count(*) FROM iap.store_notifications WHERE processed_at IS NULL) AS unprocessed,
                            (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications
                             WHERE processed_at IS NULL) AS oldest_unprocessed,

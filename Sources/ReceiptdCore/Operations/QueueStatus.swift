@@ -151,8 +151,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var blockedAPIs: [BlockedAPI] = []
     /// The voided-purchases poll of each package that has one.
     package var voidedPolls: [VoidedPoll] = []
-    /// Ledger rows revoked over 10 minutes ago that the game has not marked handled: a game that does not take
-    /// refunds back.
+    /// Ledger rows revoked over 10 minutes ago that the game has not marked handled, and rows whose units Google's
+    /// partial refunds revoked over 10 minutes ago (the last refund's `recorded_at`) with units still unhandled:
+    /// a game that does not take refunds back.
     package var revocationsUnhandledOverTenMinutes = 0
     /// The last `TEST` notification of `Production` and of `Sandbox`, both always present.
     package var lastTestNotifications: [TestNotification] = []
