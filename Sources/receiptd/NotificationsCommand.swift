@@ -14,7 +14,7 @@ struct NotificationsCommand: OperatorCommand {
     @Option(help: "Only this store's: apple or google.")
     var store: String?
 
-    @Option(help: "Only this type, such as REFUND, CONSUMPTION_REQUEST or TEST.")
+    @Option(help: "Only this type, such as REFUND, CONSUMPTION_REQUEST, VOIDED_PURCHASE or TEST.")
     var type: String?
 
     @Option(

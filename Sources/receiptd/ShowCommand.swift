@@ -10,7 +10,7 @@ struct ShowCommand: OperatorCommand {
 
     @OptionGroup var options: OperatorOptions
 
-    @Argument(help: "The order id.")
+    @Argument(help: "The order id, or the ledger id (transaction id, Google order id) of one of its deliveries.")
     var order: String
 
     func run() async throws {
@@ -66,7 +66,7 @@ struct ShowCommand: OperatorCommand {
                 + TextTable(
                     headers: [
                         "TRANSACTION", "QTY", "JOB", "ENV", "PURCHASED", "DELIVERED", "REVOKED", "REASON", "SHARE",
-                        "REVOCATION HANDLED",
+                        "UNITS REVOKED", "REVOCATION HANDLED",
                     ],
                     rows: detail.deliveries.map { delivery in
                         [
@@ -74,6 +74,7 @@ struct ShowCommand: OperatorCommand {
                             delivery.environment,
                             delivery.purchaseDate, delivery.deliveredAt, delivery.revokedAt, delivery.revocationReason,
                             delivery.revokedAt == nil ? nil : share(delivery.revocationPercentage),
+                            unitsRevoked(delivery),
                             delivery.revocationHandledAt,
                         ]
                     }
@@ -95,6 +96,13 @@ struct ShowCommand: OperatorCommand {
                     }
                 ).render()
         return [header, "Jobs:\n" + jobs, attemptTable, deliveries, notifications].joined(separator: "\n\n")
+    }
+
+    /// Units revoked, for people: `2 of 5` (with how many the game handled), `-` when none is.
+    static func unitsRevoked(_ delivery: OrderDetail.Delivery) -> String? {
+        guard delivery.revokedQuantity > 0 else { return nil }
+        return "\(delivery.revokedQuantity) of \(delivery.quantity)"
+            + (delivery.revocationHandledQuantity > 0 ? ", \(delivery.revocationHandledQuantity) handled" : "")
     }
 
     /// A revocation's share for people: `all`, or a prorated refund's percentage such as `37.5%`.

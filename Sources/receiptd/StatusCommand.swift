@@ -48,6 +48,9 @@ struct StatusCommand: OperatorCommand {
         sections.append(
             "Unclaimed payments: \(status.unclaimedPayments)"
                 + (status.unclaimedPayments > 0 ? " (see `receiptd unclaimed`)" : "")
+                + (status.nextGoogleRefundOfUnclaimed.map {
+                    "; Google refunds one at \($0.terminalSafe) unless it is assigned before"
+                } ?? "")
         )
         sections.append("Orders paid beyond their quantity: \(status.overpaidOrders)")
         let alive = status.daemons.filter(\.alive)
@@ -139,6 +142,7 @@ struct StatusCommand: OperatorCommand {
                             ?? "never")
                 }.joined(separator: " / ")
         )
+        sections.append("Last Google TEST notification: " + (status.lastGoogleTestNotification ?? "never"))
         sections.append(
             "Store notifications not yet processed: \(status.unprocessedNotifications)"
                 + (status.oldestUnprocessedNotificationSeconds.flatMap { HumanDuration.text($0) }.map {

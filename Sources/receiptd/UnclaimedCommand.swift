@@ -6,7 +6,9 @@ struct UnclaimedCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "unclaimed",
         abstract: "List verified payments that paid no order (the client lost its order id), newest first.",
-        discussion: "Give one to its order with `receiptd assign TRANSACTION_ID ORDER`."
+        discussion:
+            "Give one to its order with `receiptd assign TRANSACTION_ID ORDER`. Google refunds a Google payment on "
+            + "its ACKNOWLEDGE BY date unless it is assigned (and so acknowledged) before."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -28,14 +30,14 @@ struct UnclaimedCommand: OperatorCommand {
         guard !payments.isEmpty else { return "No unclaimed payments." }
         return TextTable(
             headers: [
-                "TRANSACTION", "PRODUCT", "QUANTITY", "BOUGHT", "ENVIRONMENT", "USER", "RECEIPT OF ORDER", "FIRST SEEN",
-                "ASSIGNED TO",
+                "TRANSACTION", "STORE", "PRODUCT", "QUANTITY", "BOUGHT", "ENVIRONMENT", "USER", "RECEIPT OF ORDER",
+                "FIRST SEEN", "ACKNOWLEDGE BY", "ASSIGNED TO",
             ],
             rows: payments.map { payment in
                 [
-                    payment.transactionID, payment.productID, String(payment.quantity), payment.purchaseDate,
-                    payment.environment,
-                    payment.userID, payment.orderID, payment.firstSeenAt, payment.assignedOrderID,
+                    payment.transactionID, payment.store, payment.productID, String(payment.quantity),
+                    payment.purchaseDate, payment.environment, payment.userID, payment.orderID, payment.firstSeenAt,
+                    payment.acknowledgeBy, payment.assignedOrderID,
                 ]
             }
         ).render()

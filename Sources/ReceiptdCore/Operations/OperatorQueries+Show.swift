@@ -1,10 +1,21 @@
 extension OperatorQueries {
     /// The order with every job, every attempt, every delivery and the store notifications about its deliveries;
-    /// throws `OperatorError.notFound` for an unknown order.
-    package func show(orderID: String) async throws -> OrderDetail {
+    /// `orderID` may also be a ledger id (Apple's transaction id, Google's order id) of one of its deliveries.
+    /// Throws `OperatorError.notFound` when it is neither.
+    package func show(orderID argument: String) async throws -> OrderDetail {
         let rows = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                // An order id first; a ledger id names the order it was delivered to.
+                let orderID =
+                    try session.execute(
+                        """
+                        SELECT coalesce((SELECT order_id FROM iap.orders WHERE order_id = $1),
+                                        (SELECT order_id FROM iap.deliveries WHERE transaction_id = $1
+                                         ORDER BY delivered_at LIMIT 1)) AS order_id
+                        """,
+                        [argument]
+                    ).first?["order_id"] ?? argument
                 let order = try session.execute(
                     """
                     SELECT order_id, user_id, product_id, quantity, delivered_quantity, outcome::text AS outcome,
@@ -35,13 +46,15 @@ extension OperatorQueries {
                     SELECT transaction_id, job_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment,
                            \(Self.utc("delivered_at")) AS delivered_at, \(Self.utc("revoked_at")) AS revoked_at,
                            revocation_reason, revocation_percentage,
-                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at
+                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at, revoked_quantity,
+                           revocation_handled_quantity
                     FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
                     """,
                     [orderID]
                 )
                 // About its ledger rows: by transaction id, or by original id (a ledger row's own id, or the
-                // original id its first delivery recorded).
+                // original id its first delivery recorded); Google's also by the purchase token of its jobs (a
+                // purchase or a cancel recorded before the ledger id was known).
                 let notifications = try session.execute(
                     """
                     SELECT \(NotificationSummary.columns)
@@ -51,6 +64,10 @@ extension OperatorQueries {
                        OR n.original_transaction_id IN (
                               SELECT d.transaction_id FROM iap.deliveries d WHERE d.order_id = $1
                               UNION SELECT o.original_transaction_id FROM iap.transaction_owners o WHERE o.order_id = $1)
+                       OR (n.store = 'google'
+                           AND coalesce(n.payload #>> '{notification,oneTimeProductNotification,purchaseToken}',
+                                        n.payload #>> '{notification,voidedPurchaseNotification,purchaseToken}') IN (
+                              SELECT j.receipt_data FROM iap.jobs j WHERE j.order_id = $1 AND j.kind = '\(JobKind.googlePurchase.rawValue)'))
                     ORDER BY n.received_at, n.id
                     """,
                     [orderID]
@@ -58,7 +75,7 @@ extension OperatorQueries {
                 return (order, jobs, attempts, deliveries, notifications)
             }
         }
-        guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(orderID)") }
+        guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(argument)") }
         let attemptsByJob = try Dictionary(grouping: rows.2.namedRows, by: { try $0.int64("job_id") })
         return OrderDetail(
             order: try OrderDetail.Order(row: orderRow),

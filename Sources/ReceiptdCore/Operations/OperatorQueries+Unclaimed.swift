@@ -6,7 +6,8 @@ extension OperatorQueries {
             """
             SELECT transaction_id, product_id, quantity, \(Self.utc("purchase_date")) AS purchase_date, environment, user_id,
                    order_id, job_id, \(Self.utc("first_seen_at")) AS first_seen_at, assigned_order_id,
-                   \(Self.utc("assigned_at")) AS assigned_at, app_account_token::text AS app_account_token, notification_id
+                   \(Self.utc("assigned_at")) AS assigned_at, app_account_token::text AS app_account_token, notification_id,
+                   store, \(Self.utc("acknowledge_by")) AS acknowledge_by
             FROM iap.unclaimed_payments
             WHERE ($1 OR assigned_at IS NULL)
               AND (($2::timestamptz IS NULL AND $3::int IS NULL)
@@ -18,6 +19,7 @@ extension OperatorQueries {
         return try rows.map { row in
             UnclaimedPayment(
                 transactionID: try row.string("transaction_id"),
+                store: try row.string("store"),
                 productID: try row.string("product_id"),
                 quantity: try row.int("quantity"),
                 purchaseDate: row["purchase_date"],
@@ -27,6 +29,7 @@ extension OperatorQueries {
                 jobID: row["job_id"].flatMap { Int64($0) },
                 appAccountToken: row["app_account_token"],
                 notificationID: row["notification_id"].flatMap { Int64($0) },
+                acknowledgeBy: row["acknowledge_by"],
                 firstSeenAt: try row.string("first_seen_at"),
                 assignedOrderID: row["assigned_order_id"],
                 assignedAt: row["assigned_at"]

@@ -93,12 +93,22 @@ package struct OperatorQueries: Sendable {
                 let notifications = try session.execute(
                     """
                     SELECT (SELECT count(*) FROM iap.deliveries
-                            WHERE revoked_at < now() - interval '10 minutes' AND revocation_handled_at IS NULL) AS revocations,
+                            WHERE revoked_at < now() - interval '10 minutes' AND revocation_handled_at IS NULL)
+                           -- Rows partly revoked by Google whose last partial refund is over 10 minutes old.
+                           + (SELECT count(*) FROM iap.deliveries d
+                              WHERE d.revoked_at IS NULL AND d.revoked_quantity > d.revocation_handled_quantity
+                                AND (SELECT max(p.recorded_at) FROM iap.google_partial_refunds p
+                                     WHERE p.transaction_id = d.transaction_id) < now() - interval '10 minutes')
+                               AS revocations,
                            (SELECT count(*) FROM iap.store_notifications WHERE processed_at IS NULL) AS unprocessed,
                            (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications
                             WHERE processed_at IS NULL) AS oldest_unprocessed,
                            (SELECT count(*) FROM iap.consumption_requests WHERE state = 'pending' AND overdue_at < now())
-                               AS consumption_overdue
+                               AS consumption_overdue,
+                           (SELECT \(Self.utc("max(received_at)")) FROM iap.store_notifications
+                            WHERE store = 'google' AND notification_type = 'TEST') AS google_test,
+                           (SELECT \(Self.utc("min(acknowledge_by)")) FROM iap.unclaimed_payments
+                            WHERE store = 'google' AND assigned_at IS NULL) AS next_google_refund
                     """
                 )
                 let tests = try session.execute(
@@ -163,6 +173,8 @@ package struct OperatorQueries: Sendable {
                             source: $0["source"]
                         )
                     },
+                    nextGoogleRefundOfUnclaimed: notifications.first?["next_google_refund"],
+                    lastGoogleTestNotification: notifications.first?["google_test"],
                     unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
                     consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0

@@ -66,7 +66,9 @@ extension OrderDetail.Delivery {
             revokedAt: row["revoked_at"],
             revocationReason: row["revocation_reason"],
             revocationPercentage: row.optionalInt("revocation_percentage"),
-            revocationHandledAt: row["revocation_handled_at"]
+            revocationHandledAt: row["revocation_handled_at"],
+            revokedQuantity: try row.int("revoked_quantity"),
+            revocationHandledQuantity: try row.int("revocation_handled_quantity")
         )
     }
 }

@@ -97,6 +97,10 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var revocationPercentage: Int? = nil
         /// When the game confirmed it handled the revocation (`iap.mark_revocation_handled`).
         package var revocationHandledAt: String? = nil
+        /// Units revoked: all of them once `revokedAt` is set, fewer after Google's quantity-based partial refunds.
+        package var revokedQuantity = 0
+        /// Units whose revocation the game confirmed it handled.
+        package var revocationHandledQuantity = 0
     }
 
     /// The order.

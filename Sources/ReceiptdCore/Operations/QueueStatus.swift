@@ -151,11 +151,18 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var blockedAPIs: [BlockedAPI] = []
     /// The voided-purchases poll of each package that has one.
     package var voidedPolls: [VoidedPoll] = []
-    /// Ledger rows revoked over 10 minutes ago that the game has not marked handled: a game that does not take
-    /// refunds back.
+    /// Ledger rows revoked over 10 minutes ago that the game has not marked handled, and rows whose units Google's
+    /// partial refunds revoked over 10 minutes ago (the last refund's `recorded_at`) with units still unhandled:
+    /// a game that does not take refunds back.
     package var revocationsUnhandledOverTenMinutes = 0
     /// The last `TEST` notification of `Production` and of `Sandbox`, both always present.
     package var lastTestNotifications: [TestNotification] = []
+    /// The earliest `acknowledge_by` of the Google payments not yet assigned (ISO-8601, UTC): Google refunds that
+    /// one then unless it is assigned. `nil` when there is none.
+    package var nextGoogleRefundOfUnclaimed: String? = nil
+    /// When the last Google `TEST` notification was received (ISO-8601, UTC): Play Console's "Send test
+    /// notification" reached the intake through Pub/Sub. `nil` when none ever was.
+    package var lastGoogleTestNotification: String? = nil
     /// Store notifications recorded and not yet processed.
     package var unprocessedNotifications = 0
     /// Seconds since the oldest of them was received; `nil` when there is none.

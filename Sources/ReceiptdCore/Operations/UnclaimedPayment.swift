@@ -1,7 +1,9 @@
 /// One row of `iap.unclaimed_payments`: a verified purchase that paid no order of the receipt's owner.
 package struct UnclaimedPayment: Sendable, Codable, Equatable {
-    /// Apple's transaction id.
+    /// The ledger id: Apple's transaction id, or Google's order id (`GoogleLedgerID`).
     package var transactionID: String
+    /// The store that was paid: `apple` or `google`.
+    package var store = "apple"
     /// What was bought.
     package var productID: String
     /// Units paid for.
@@ -20,6 +22,9 @@ package struct UnclaimedPayment: Sendable, Codable, Equatable {
     package var appAccountToken: String? = nil
     /// The store notification that reported it, if one did (`iap.store_notifications.id`).
     package var notificationID: Int64? = nil
+    /// When Google refunds it unless it is acknowledged (ISO-8601, UTC); `nil` for Apple's payments, which need
+    /// no acknowledgement.
+    package var acknowledgeBy: String? = nil
     /// When it was first seen (ISO-8601, UTC).
     package var firstSeenAt: String
     /// The order it was delivered to since, if any.
