@@ -16,7 +16,8 @@ package protocol NotificationProcessing: Sendable {
     func sweepRevokedTransactions() async throws -> Int
 }
 
-/// One notification a pass handled: its store, type, and result (`nil`: deferred after a transient failure).
+/// One notification a pass handled: its store, type, and result (`nil`: deferred after a transient failure, or a
+/// pending Google purchase no order matches put off until its lookup asks again).
 package struct ProcessedNotification: Sendable, Equatable {
     /// `iap.store_notifications.store`.
     package var store: String
