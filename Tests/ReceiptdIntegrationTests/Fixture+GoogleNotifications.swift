@@ -5,7 +5,7 @@ import Testing
 
 extension Fixture {
     /// Records a Google notification whose RTDN data is `data` (JSON) as the intake records a verified push (the
-    /// agreed payload, `awaiting_lookup` as `needsLookup` says, the ledger id of a voided purchase); returns its id.
+    /// agreed payload, `awaiting_lookup` as `needsLookup` says, a voided purchase's orderId); returns its id.
     @discardableResult
     func recordGoogle(_ data: String, published: Date = Date()) async throws -> Int64 {
         let notification = try JSONDecoder().decode(GoogleDeveloperNotification.self, from: Data(data.utf8))
@@ -21,9 +21,8 @@ extension Fixture {
                 store: .google,
                 notificationID: messageID,
                 type: notification.typeName,
-                transactionID: voided.map {
-                    GoogleLedgerID.of(orderID: $0.orderId, token: $0.purchaseToken)
-                },
+                // The ledger id is the orderId (the tests' voided purchases all have one).
+                transactionID: voided?.orderId,
                 signedAt: published,
                 source: .push,
                 payload: payload,

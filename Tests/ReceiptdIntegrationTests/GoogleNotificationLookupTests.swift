@@ -86,8 +86,8 @@ import Testing
             let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.900", accountID: "acct-1").encoded()
             let id = try await f.recordGoogleOneTime(1, token: token)
             try await withQueue(f) { dead in
-                // A daemon claimed the lookup for two seconds and was killed before it wrote Google's answer.
-                let claimed = try await dead.claimLookups(limit: 10, lease: .seconds(2))
+                // A daemon claimed the lookup for five seconds and was killed before it wrote Google's answer.
+                let claimed = try await dead.claimLookups(limit: 10, lease: .seconds(5))
                 #expect(claimed.map(\.id) == [id])
                 try await f.withDaemons(settings: settings) { _ in
                     try await Task.sleep(for: .milliseconds(500))
