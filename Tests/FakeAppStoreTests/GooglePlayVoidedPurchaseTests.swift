@@ -107,7 +107,11 @@ import Testing
         try await GooglePlayTestClient.with { client in
             let bearer = try await client.accessToken()
             let base = (Int64(Date().timeIntervalSince1970) - 86_400) * 1000
-            client.standIn.void(token: "whole", orderID: "GPA.1", at: Date(timeIntervalSince1970: Double(base / 1000 + 1)))
+            client.standIn.void(
+                token: "whole",
+                orderID: "GPA.1",
+                at: Date(timeIntervalSince1970: Double(base / 1000 + 1))
+            )
             client.standIn.void(
                 token: "some",
                 orderID: "GPA.2",
