@@ -22,7 +22,8 @@ import Synchronization
 ///     registered, oldest first, paged; `{}` when there is none. See ``recordedVoidedQueries()``.
 /// - `GET /oauth2/v3/certs`: ``oidc``'s published keys (JWKS) with `Cache-Control: public, max-age=…`
 ///   (``setJWKSMaxAge(_:)``), as Google serves the keys Pub/Sub push tokens are signed with; see ``jwksFetches()``.
-/// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…}`: voids for other processes; 204.
+/// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…,"quantity":…}`: voids (a partial
+///   refund of `quantity` units) for other processes; 204.
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.

@@ -12,7 +12,8 @@ package protocol NotificationProcessing: Sendable {
     ) async throws -> [ProcessedNotification]
 
     /// Revokes ledger rows whose transaction was recently remembered as revoked but whose row is not (a settle
-    /// that read before the revocation committed); returns how many.
+    /// that read before the revocation committed), and catches up the units of Google partial refunds recorded
+    /// meanwhile; returns how many rows changed.
     func sweepRevokedTransactions() async throws -> Int
 }
 

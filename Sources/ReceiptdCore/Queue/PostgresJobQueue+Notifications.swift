@@ -18,7 +18,7 @@ extension PostgresJobQueue: NotificationProcessing {
         }
     }
 
-    /// One statement, committed on its own.
+    /// Two statements (whole revocations, then Google's partial refunds), each committed on its own.
     package func sweepRevokedTransactions() async throws -> Int {
         let revoked = try await pool.execute(Self.notificationSQL.sweep).affectedRows
         return revoked + (try await pool.execute(Self.notificationSQL.sweepPartialRefunds).affectedRows)
