@@ -102,4 +102,32 @@ import Testing
             #expect(client.standIn.recordedVoidedQueries().map(\.httpStatus) == [400, 200])
         }
     }
+
+    @Test func aPartialRefundIsListedWithItsQuantityOnlyWhenAskedFor() async throws {
+        try await GooglePlayTestClient.with { client in
+            let bearer = try await client.accessToken()
+            let base = (Int64(Date().timeIntervalSince1970) - 86_400) * 1000
+            client.standIn.void(
+                token: "whole",
+                orderID: "GPA.1",
+                at: Date(timeIntervalSince1970: Double(base / 1000 + 1))
+            )
+            client.standIn.void(
+                token: "some",
+                orderID: "GPA.2",
+                at: Date(timeIntervalSince1970: Double(base / 1000 + 2)),
+                quantity: 2
+            )
+            let plain = try await client.send("GET", client.voidedURL("startTime=\(base)"), bearer: bearer)
+            #expect(Self.entries(plain).compactMap { $0["orderId"] as? String } == ["GPA.1"])
+            #expect(Self.entries(plain).first?["voidedQuantity"] == nil)
+            let partial = try await client.send(
+                "GET",
+                client.voidedURL("startTime=\(base)&includeQuantityBasedPartialRefund=true"),
+                bearer: bearer
+            )
+            #expect(Self.entries(partial).compactMap { $0["orderId"] as? String } == ["GPA.1", "GPA.2"])
+            #expect(Self.entries(partial).last?["voidedQuantity"] as? Int == 2)
+        }
+    }
 }

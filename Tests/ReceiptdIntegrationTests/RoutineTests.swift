@@ -20,6 +20,8 @@ import Testing
         "set_consumption_consent(text, boolean)": ["receiptd_app"],
         "notify_revoked()": [],
         "enqueue_notified_charge(text, text)": ["receiptd_worker"],
+        "enqueue_notified_google_purchase(text, text)": ["receiptd_worker"],
+        "apply_partial_refunds()": [],
         "owed_deliveries(text)": ["receiptd_app"],
         "mark_granted(text)": ["receiptd_app"],
         "mark_granted(text, text[])": ["receiptd_app"],

@@ -39,3 +39,9 @@ ALTER TABLE iap.unclaimed_payments ADD COLUMN purchase_token text;
 ALTER TABLE iap.unclaimed_payments ADD COLUMN acknowledge_by timestamptz;
 ALTER TABLE iap.unclaimed_payments ADD CONSTRAINT unclaimed_payments_google_token
     CHECK (store <> 'google' OR purchase_token IS NOT NULL);
+
+-- Notification processing (g-process): a ONE_TIME_PRODUCT_PURCHASED finds the order by the purchase's
+-- obfuscatedExternalAccountId; the sweep that catches up partial refunds recorded while their purchase was being
+-- delivered reads the recent ones only.
+CREATE INDEX orders_account_id ON iap.orders (account_id) WHERE account_id IS NOT NULL;
+CREATE INDEX google_partial_refunds_recorded ON iap.google_partial_refunds (recorded_at);

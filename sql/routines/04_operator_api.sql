@@ -100,7 +100,7 @@ BEGIN
             END IF;
             -- A store reported it refunded or revoked (iap.revoked_transactions): nothing delivers it.
             IF EXISTS (SELECT 1 FROM iap.revoked_transactions r
-                       WHERE r.store = 'apple' AND r.transaction_id = assign_payment.transaction_id) THEN
+                       WHERE r.store = v_payment.store AND r.transaction_id = assign_payment.transaction_id) THEN
                 RAISE EXCEPTION 'assign_payment: payment % was refunded or revoked', assign_payment.transaction_id
                     USING ERRCODE = '55000';
             END IF;
@@ -117,10 +117,21 @@ BEGIN
             -- deleting it before the ledger row below names it.
             SELECT id INTO v_finder FROM iap.jobs WHERE id = v_payment.job_id FOR KEY SHARE;
             INSERT INTO iap.deliveries (
-                transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id
+                transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id, store
             )
             VALUES (assign_payment.transaction_id, assign_payment.order_id, v_order.user_id, v_order.product_id,
-                    v_payment.quantity, v_payment.purchase_date, v_payment.environment, v_payment.job_id);
+                    v_payment.quantity, v_payment.purchase_date, v_payment.environment, v_payment.job_id,
+                    v_payment.store);
+            -- Google refunds a purchase nobody acknowledged within three days: its acknowledgement is owed from
+            -- the transaction that delivers it, and the GoogleFinalizer makes it once. Acknowledge whatever
+            -- GOOGLE_PLAY_FINALIZE says (SQL cannot read the daemon's setting): it keeps the payment for every
+            -- product, where consuming one the app does not consume would be wrong.
+            IF v_payment.store = 'google' THEN
+                INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action)
+                VALUES (assign_payment.transaction_id, assign_payment.order_id, v_payment.product_id,
+                        v_payment.purchase_token, 'acknowledge')
+                ON CONFLICT (transaction_id) DO NOTHING;
+            END IF;
             -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.
             INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
             VALUES (coalesce(v_payment.original_transaction_id, assign_payment.transaction_id), v_order.user_id,

@@ -102,3 +102,52 @@ BEGIN
     WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified_charge.transaction;
     RETURN v_job;
 END $$;
+
+-- A purchase Google reported itself (ONE_TIME_PRODUCT_PURCHASED, looked up) that an order matches: its token is
+-- enqueued for that order as enqueue_google_purchase would (cancel-and-replace included), so the normal Google
+-- job verifies, settles and acknowledges it through the same ledger, and a pending one waits as pending does.
+-- The daemons' processing calls it; the job says who sent it.
+CREATE OR REPLACE FUNCTION iap.enqueue_notified_google_purchase(order_id text, purchase_token text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry their own names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_order iap.orders%ROWTYPE;
+    v_job   bigint;
+BEGIN
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = enqueue_notified_google_purchase.order_id;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'enqueue_notified_google_purchase: no order %', enqueue_notified_google_purchase.order_id
+            USING ERRCODE = 'P0002';
+    END IF;
+    v_job := iap.enqueue_google_purchase(v_order.order_id, v_order.user_id, v_order.product_id,
+        enqueue_notified_google_purchase.purchase_token, v_order.quantity, NULL);
+    UPDATE iap.jobs SET submitted_by = 'google_notification'
+    WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified_google_purchase.purchase_token;
+    RETURN v_job;
+END $$;
+
+-- A Google purchase delivered after quantity-based partial refunds of it were recorded (the refund came first):
+-- its ledger row starts with those units revoked, all of them revoking the row.
+CREATE OR REPLACE FUNCTION iap.apply_partial_refunds() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_units int;
+    v_last  timestamptz;
+BEGIN
+    SELECT sum(voided_quantity)::int, max(voided_at) INTO v_units, v_last
+    FROM iap.google_partial_refunds WHERE transaction_id = NEW.transaction_id;
+    IF v_units IS NOT NULL THEN
+        NEW.revoked_quantity := least(NEW.quantity, v_units);
+        IF v_units >= NEW.quantity AND NEW.revoked_at IS NULL THEN
+            NEW.revoked_at := v_last;
+            NEW.revocation_reason := 'partial_refunds';
+        END IF;
+    END IF;
+    RETURN NEW;
+END $$;
+
+CREATE OR REPLACE TRIGGER deliveries_partial_refunds
+BEFORE INSERT ON iap.deliveries
+FOR EACH ROW WHEN (NEW.store = 'google')
+EXECUTE FUNCTION iap.apply_partial_refunds();

@@ -23,6 +23,8 @@ final class GooglePlayLedger: Sendable {
         var purchaseMilliseconds: Int64
         var voidedMilliseconds: Int64
         var sequence: Int
+        /// Units a quantity-based partial refund voided; `nil` for the whole purchase.
+        var quantity: Int? = nil
     }
 
     private struct State {
@@ -138,7 +140,14 @@ final class GooglePlayLedger: Sendable {
         }
     }
 
-    func void(token: String, orderID: String?, reason: Int, purchaseMilliseconds: Int64?, voidedMilliseconds: Int64) {
+    func void(
+        token: String,
+        orderID: String?,
+        reason: Int,
+        purchaseMilliseconds: Int64?,
+        voidedMilliseconds: Int64,
+        quantity: Int? = nil
+    ) {
         state.withLock { state in
             let purchased =
                 purchaseMilliseconds
@@ -150,7 +159,8 @@ final class GooglePlayLedger: Sendable {
                     reason: reason,
                     purchaseMilliseconds: purchased,
                     voidedMilliseconds: voidedMilliseconds,
-                    sequence: state.voided.count
+                    sequence: state.voided.count,
+                    quantity: quantity
                 )
             )
         }

@@ -7,7 +7,8 @@ extension GooglePlayStandIn {
 
     /// `purchases.voidedpurchases.list`: those voided from `startTime` (and up to `endTime`), oldest first,
     /// `maxResults` (at most ``Configuration/voidedPageSize``) a page; `token` asks the next page. A `startTime`
-    /// more than 30 days back is answered 400, as Google does.
+    /// more than 30 days back is answered 400, as Google does. Quantity-based partial refunds are listed only with
+    /// `includeQuantityBasedPartialRefund=true`.
     func voidedPurchases(package: String, query: [String: String], authorization: String?) -> GooglePlayAnswer {
         let answer: GooglePlayAnswer =
             if ledger.bearerFailure(authorization) != nil {
@@ -38,6 +39,7 @@ extension GooglePlayStandIn {
             let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0
         else { return .invalidValue }
         var entries = ledger.voided(in: start...end)
+        if query["includeQuantityBasedPartialRefund"] != "true" { entries.removeAll { $0.quantity != nil } }
         if let token = query["token"] {
             // The page token names the last entry sent, so voids added meanwhile neither repeat nor skip entries.
             guard let last = Self.position(pageToken: token) else { return .invalidValue }
@@ -57,7 +59,8 @@ extension GooglePlayStandIn {
                             purchaseTimeMillis: String($0.purchaseMilliseconds),
                             voidedTimeMillis: String($0.voidedMilliseconds),
                             orderId: $0.orderID,
-                            voidedReason: $0.reason
+                            voidedReason: $0.reason,
+                            voidedQuantity: $0.quantity
                         )
                     }
             )
@@ -77,14 +80,20 @@ extension GooglePlayStandIn {
         return (milliseconds, sequence)
     }
 
-    /// `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…}`: ``void(token:orderID:reason:at:)``
-    /// for other processes; only `token` is required. Answers 204.
+    /// `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…,"quantity":…}`:
+    /// ``void(token:orderID:reason:at:quantity:)`` for other processes; only `token` is required. Answers 204.
     func fakeVoid(body: String) -> GooglePlayAnswer {
         guard let fields = (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any],
             let token = fields["token"] as? String
         else { return GooglePlayAnswer(status: 400, body: "{\"error\":\"a JSON object with a token is required\"}") }
         let date = (fields["voided_time_ms"] as? Int).map { Date(timeIntervalSince1970: Double($0) / 1000) } ?? Date()
-        void(token: token, orderID: fields["order_id"] as? String, reason: fields["reason"] as? Int ?? 1, at: date)
+        void(
+            token: token,
+            orderID: fields["order_id"] as? String,
+            reason: fields["reason"] as? Int ?? 1,
+            at: date,
+            quantity: fields["quantity"] as? Int
+        )
         return GooglePlayAnswer(status: 204)
     }
 }

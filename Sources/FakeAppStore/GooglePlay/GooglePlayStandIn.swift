@@ -18,11 +18,12 @@ import Synchronization
 ///   - `POST products/{productId}/tokens/{token}:acknowledge` (200 `{}`) and `:consume` (200, empty body):
 ///     the next failure set by ``failFinalizations(_:status:)`` first; a purchase not purchased (yet) is 400
 ///     `FAILED_PRECONDITION`. Repeating one is answered 200 again. See ``recordedFinalizations()``.
-///   - `GET voidedpurchases?startTime=&endTime=&maxResults=&token=`: what ``void(token:orderID:reason:at:)``
+///   - `GET voidedpurchases?startTime=&endTime=&maxResults=&token=`: what ``void(token:orderID:reason:at:quantity:)``
 ///     registered, oldest first, paged; `{}` when there is none. See ``recordedVoidedQueries()``.
 /// - `GET /oauth2/v3/certs`: ``oidc``'s published keys (JWKS) with `Cache-Control: public, max-age=…`
 ///   (``setJWKSMaxAge(_:)``), as Google serves the keys Pub/Sub push tokens are signed with; see ``jwksFetches()``.
-/// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…}`: voids for other processes; 204.
+/// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…,"quantity":…}`: voids (a partial
+///   refund of `quantity` units) for other processes; 204.
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.
@@ -134,13 +135,16 @@ package final class GooglePlayStandIn: Sendable {
 
     /// Voids a purchase: `voidedpurchases.list` reports it from then on, with `voidedTimeMillis` `date` and
     /// `purchaseTimeMillis` the synthetic token's (else when the stand-in first saw the token, else `date`).
-    package func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date()) {
+    /// With `quantity`, a quantity-based partial refund of that many units: listed with its `voidedQuantity`, and
+    /// only to a call with `includeQuantityBasedPartialRefund=true`, as Google does.
+    package func void(token: String, orderID: String?, reason: Int = 1, at date: Date = Date(), quantity: Int? = nil) {
         ledger.void(
             token: token,
             orderID: orderID,
             reason: reason,
             purchaseMilliseconds: SyntheticPurchaseToken(token: token)?.purchaseTimeMilliseconds,
-            voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000)
+            voidedMilliseconds: Int64(date.timeIntervalSince1970 * 1000),
+            quantity: quantity
         )
     }
 

@@ -11,6 +11,8 @@ struct GoogleVoidedPurchasePage: Encodable {
         var orderId: String?
         var voidedSource = 0
         var voidedReason: Int
+        /// Units a quantity-based partial refund voided; left out for a refund of the whole purchase.
+        var voidedQuantity: Int? = nil
     }
 
     /// `{"nextPageToken":…}`, present only when more entries follow.

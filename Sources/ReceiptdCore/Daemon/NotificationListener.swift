@@ -19,6 +19,8 @@ struct NotificationListener: Sendable {
     let metrics: ReceiptdMetrics
     /// Rung for each new store notification: the processor looks at once instead of at its next poll.
     let storeNotifications: Doorbell
+    /// Rung with it: Google's lookups look at once too.
+    var googleLookups: Doorbell? = nil
 
     /// Listens until the task is cancelled: new jobs wake the dispatcher; a job announced as cancelled is aborted
     /// directly, once the database confirms it is no longer running under this daemon.
@@ -67,6 +69,7 @@ struct NotificationListener: Sendable {
                     await abortIfReplaced(id, inFlight: inFlight)
                 } else if notification.channel == Self.storeNotificationChannel {
                     storeNotifications.ring()
+                    googleLookups?.ring()
                 } else {
                     newJobs = true
                 }

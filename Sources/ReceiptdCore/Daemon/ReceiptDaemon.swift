@@ -170,6 +170,24 @@ package final class ReceiptDaemon: Service {
                 doorbell: storeNotifications
             )
         )
+        // Google notifications that need Google's answer first (a purchase, a partial refund): asked here, in
+        // every daemon, whether or not Google Play is configured (they wait then, and say why).
+        let googleLookups = Doorbell()
+        companions.append(
+            GoogleNotificationLookup(
+                queue: queue,
+                configuration: googlePlay,
+                client: google,
+                backoff: configuration.backoff,
+                interval: configuration.pollInterval,
+                lease: configuration.lease,
+                logger: logger,
+                metrics: metrics,
+                doorbell: googleLookups,
+                processor: storeNotifications
+            )
+        )
+        self.googleLookups = googleLookups
         self.storeNotifications = storeNotifications
         self.companions = companions
         self.metrics = metrics
@@ -196,11 +214,13 @@ package final class ReceiptDaemon: Service {
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
     /// the consumption answers (`ConsumptionSender`) and the notification history catch-up
-    /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`). Run them
-    /// in the same service group.
+    /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`) and the
+    /// lookups Google's notifications need first (`GoogleNotificationLookup`). Run them in the same service group.
     package let companions: [any Service]
     /// Rung by the listener for each new store notification; the `NotificationProcessor` among `companions` waits on it.
     private let storeNotifications: Doorbell
+    /// Rung by the listener for each new store notification too; the `GoogleNotificationLookup` waits on it.
+    private let googleLookups: Doorbell
 
     /// This daemon's `locked_by` value.
     package var identity: String { queue.owner }
@@ -243,7 +263,8 @@ package final class ReceiptDaemon: Service {
                     logger: logger,
                     readiness: readiness,
                     metrics: metrics,
-                    storeNotifications: storeNotifications
+                    storeNotifications: storeNotifications,
+                    googleLookups: googleLookups
                 )
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake, inFlight: inFlight) }

@@ -12,6 +12,15 @@ package enum NotificationAction: Sendable, Equatable {
     case requestConsumption(NotifiedTransaction)
     /// Settle a purchase Apple reported itself (`ONE_TIME_CHARGE`) to its order, or record it as unclaimed.
     case settleCharge(NotifiedTransaction)
+    /// Settle a purchase Google reported itself (`ONE_TIME_PRODUCT_PURCHASED`, looked up) to its order, record it
+    /// as unclaimed, or put a pending one with no order off.
+    case settleGooglePurchase(GoogleNotifiedPurchase)
+    /// Make the job (and a put-off purchase notification) waiting on a pending purchase's token look again now
+    /// (`ONE_TIME_PRODUCT_CANCELED`).
+    case wakeGooglePurchase(token: String)
+    /// Revoke units of a Google ledger row (quantity-based partial refunds, `VOIDED_PURCHASE` refundType 2),
+    /// remembering each refund once.
+    case revokeUnits(transactionID: String, refunds: [GooglePartialRefund])
     /// Nothing to do beyond recording it (`recorded`).
     case record
     /// Not acted on (`ignored`).

@@ -22,7 +22,7 @@ package struct NotificationPlanner: Sendable {
         hasData: Bool = true,
         signedAtMilliseconds: Int64
     ) -> NotificationAction {
-        // Google's notifications are processed by the Google issue's rules; recorded until then.
+        // Google's notifications are planned from their own payload (`googleAction`).
         guard store == .apple else { return .record }
         guard hasData else { return .ignore }
         if Self.subscriptionTypes.contains(type) { return .ignore }

@@ -12,11 +12,13 @@ package protocol NotificationProcessing: Sendable {
     ) async throws -> [ProcessedNotification]
 
     /// Revokes ledger rows whose transaction was recently remembered as revoked but whose row is not (a settle
-    /// that read before the revocation committed); returns how many.
+    /// that read before the revocation committed), and catches up the units of Google partial refunds recorded
+    /// meanwhile; returns how many rows changed.
     func sweepRevokedTransactions() async throws -> Int
 }
 
-/// One notification a pass handled: its store, type, and result (`nil`: deferred after a transient failure).
+/// One notification a pass handled: its store, type, and result (`nil`: deferred after a transient failure, or a
+/// pending Google purchase no order matches put off until its lookup asks again).
 package struct ProcessedNotification: Sendable, Equatable {
     /// `iap.store_notifications.store`.
     package var store: String

@@ -83,7 +83,7 @@ package final class NotificationProcessor: Service {
                     }
                 } else {
                     logger.info(
-                        "store notification put off after a transient failure",
+                        "store notification put off (a transient failure, or a pending purchase no order matches)",
                         metadata: ["store": "\(notification.store)", "type": "\(notification.type)"]
                     )
                 }

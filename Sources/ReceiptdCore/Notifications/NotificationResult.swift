@@ -17,12 +17,18 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     case consumptionRequested = "consumption_requested"
     /// A consumption request about a user who did not consent: nothing will be sent.
     case consumptionNotConsented = "consumption_not_consented"
-    /// A `ONE_TIME_CHARGE` matched an order: a job verifies and settles it.
+    /// A `ONE_TIME_CHARGE` (or Google's `ONE_TIME_PRODUCT_PURCHASED`) matched an order: a job verifies and settles
+    /// it.
     case chargeEnqueued = "charge_enqueued"
-    /// A `ONE_TIME_CHARGE` no order matched: an unclaimed payment.
+    /// A `ONE_TIME_CHARGE` (or `ONE_TIME_PRODUCT_PURCHASED`) no order matched: an unclaimed payment.
     case chargeUnclaimed = "charge_unclaimed"
-    /// A `ONE_TIME_CHARGE` whose transaction the ledger already holds.
+    /// A `ONE_TIME_CHARGE` (or `ONE_TIME_PRODUCT_PURCHASED`) whose transaction the ledger already holds.
     case chargeAlreadyDelivered = "charge_already_delivered"
+    /// A `ONE_TIME_PRODUCT_CANCELED` made the job waiting on its token (or the put-off purchase notification)
+    /// look again now.
+    case jobWoken = "job_woken"
+    /// A quantity-based partial refund added units to a ledger row's `revoked_quantity` (all of them revoke it).
+    case partlyRevoked = "partly_revoked"
     /// Processing refused it for good; `error` says why.
     case failed
 }

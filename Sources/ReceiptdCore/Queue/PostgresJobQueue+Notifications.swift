@@ -18,9 +18,10 @@ extension PostgresJobQueue: NotificationProcessing {
         }
     }
 
-    /// One statement, committed on its own.
+    /// Two statements (whole revocations, then Google's partial refunds), each committed on its own.
     package func sweepRevokedTransactions() async throws -> Int {
-        try await pool.execute(Self.notificationSQL.sweep).affectedRows
+        let revoked = try await pool.execute(Self.notificationSQL.sweep).affectedRows
+        return revoked + (try await pool.execute(Self.notificationSQL.sweepPartialRefunds).affectedRows)
     }
 
     /// One pass: claim, then each notification under its own savepoint, so that one failing transiently (a row a
@@ -45,7 +46,9 @@ extension PostgresJobQueue: NotificationProcessing {
             _ = try session.execute("SAVEPOINT notification")
             do {
                 let (result, error) = try apply(row, id: id, store: store, type: type, planner: planner, in: session)
-                _ = try session.execute(notificationSQL.markProcessed, [id, result.rawValue, error])
+                if let result {
+                    _ = try session.execute(notificationSQL.markProcessed, [id, result.rawValue, error])
+                }
                 _ = try session.execute("RELEASE SAVEPOINT notification")
                 processed.append(ProcessedNotification(store: store, type: type, result: result))
             } catch let error as PostgresError where error.kind == .query {
@@ -71,7 +74,8 @@ extension PostgresJobQueue: NotificationProcessing {
         return processed
     }
 
-    /// Plans one claimed notification and runs its action's statements; returns the result and the error to record.
+    /// Plans one claimed notification and runs its action's statements; returns the result and the error to record
+    /// (no result: the notification was put off to look again later, as a pending purchase is).
     private static func apply(
         _ row: QueryResult.Row,
         id: Int64,
@@ -79,7 +83,10 @@ extension PostgresJobQueue: NotificationProcessing {
         type: String,
         planner: NotificationPlanner,
         in session: DatabaseSession
-    ) throws -> (NotificationResult, String?) {
+    ) throws -> (NotificationResult?, String?) {
+        if store == Store.google.rawValue {
+            return try applyGoogle(row, id: id, type: type, planner: planner, in: session)
+        }
         let payload: StoredNotificationPayload
         do {
             payload = try StoredNotificationPayload(payload: try row.string("payload"))
@@ -120,6 +127,8 @@ extension PostgresJobQueue: NotificationProcessing {
                 [id, transaction.transactionID, transaction.appAccountToken?.uuidString, environment, signedAt]
             ).first?["state"]
             return (state == "pending" ? .consumptionRequested : .consumptionNotConsented, nil)
+        case .settleGooglePurchase, .wakeGooglePurchase, .revokeUnits:
+            return (.failed, "a Google action for an Apple notification")
         case .settleCharge(let transaction):
             return try settleCharge(
                 transaction,
@@ -169,7 +178,7 @@ extension PostgresJobQueue: NotificationProcessing {
         SELECT n.id, n.store, n.notification_type, n.subtype, n.environment, n.payload::text AS payload, n.attempts,
                (extract(epoch FROM coalesce(n.signed_at, n.received_at)) * 1000)::bigint AS signed_ms
         FROM iap.store_notifications n
-        WHERE n.processed_at IS NULL AND n.run_at <= now()
+        WHERE n.processed_at IS NULL AND n.run_at <= now() AND NOT n.awaiting_lookup
           AND NOT EXISTS (
               SELECT 1 FROM iap.store_notifications e
               WHERE e.transaction_id = n.transaction_id AND e.store = n.store AND e.processed_at IS NULL
@@ -264,6 +273,19 @@ extension PostgresJobQueue: NotificationProcessing {
         FROM iap.revoked_transactions r
         WHERE r.recorded_at > now() - interval '1 day' AND d.store = r.store AND d.transaction_id = r.transaction_id
           AND d.revoked_at IS NULL
+        """,
+        // The same for quantity-based partial refunds recorded while their purchase was being delivered.
+        sweepPartialRefunds: """
+        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.total),
+            revoked_at = CASE WHEN s.total >= d.quantity THEN s.last_voided_at END,
+            revocation_reason = CASE WHEN s.total >= d.quantity THEN 'partial_refunds' END
+        FROM (SELECT transaction_id, sum(voided_quantity)::int AS total, max(voided_at) AS last_voided_at
+              FROM iap.google_partial_refunds
+              WHERE transaction_id IN (SELECT transaction_id FROM iap.google_partial_refunds
+                                       WHERE recorded_at > now() - interval '1 day')
+              GROUP BY transaction_id) s
+        WHERE d.store = 'google' AND d.transaction_id = s.transaction_id AND d.revoked_at IS NULL
+          AND d.revoked_quantity < least(d.quantity, s.total)
         """
     )
 }

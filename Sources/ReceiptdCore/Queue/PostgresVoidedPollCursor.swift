@@ -14,20 +14,55 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
     func markVoided(_ voided: [VoidedDelivery]) async throws -> Int {
         guard !voided.isEmpty else { return 0 }
         let rows = voided.map { entry -> [(String, JSONText.Value)] in
-            [
+            var row: [(String, JSONText.Value)] = [
                 ("transaction_id", .string(entry.transactionID)), ("voided_ms", .int(entry.voidedAtMilliseconds)),
                 ("reason", .string(entry.reason)),
             ]
+            if let quantity = entry.quantity { row.append(("quantity", .int(Int64(quantity)))) }
+            if let token = entry.purchaseToken { row.append(("token", .string(token))) }
+            return row
         }
-        return try await connection.execute(
-            """
-            UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason
-            FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text)
-            WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
-            """,
-            [JSONText.rows(rows)]
-        ).affectedRows
+        let json = JSONText.rows(rows)
+        _ = try await connection.execute(Self.recordPartialRefunds, [json])
+        let partly = try await connection.execute(Self.revokeUnits, [json]).affectedRows
+        let whole = try await connection.execute(Self.revokeWhole, [json]).affectedRows
+        return partly + whole
     }
+
+    /// A voiding of fewer units than the ledger row holds (or of a purchase not delivered yet, which the ledger
+    /// row starts with when it is): recorded once, whoever lists it first (this poll or a notification).
+    static let recordPartialRefunds = """
+        INSERT INTO iap.google_partial_refunds (transaction_id, voided_at, voided_quantity, purchase_token)
+        SELECT v.transaction_id, to_timestamp(v.voided_ms / 1000.0), v.quantity, v.token
+        FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, quantity int, token text)
+        WHERE v.quantity >= 1
+          AND NOT EXISTS (SELECT 1 FROM iap.deliveries d
+                          WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND v.quantity >= d.quantity)
+        ON CONFLICT (transaction_id, voided_at) DO NOTHING
+        """
+
+    /// Each ledger row's `revoked_quantity` is its partial refunds' sum, at most its quantity (which revokes it).
+    static let revokeUnits = """
+        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.units),
+            revoked_at = CASE WHEN s.units >= d.quantity THEN s.last_voided_at END,
+            revocation_reason = CASE WHEN s.units >= d.quantity THEN 'partial_refunds' END
+        FROM (SELECT transaction_id, sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
+              FROM iap.google_partial_refunds
+              WHERE transaction_id IN (SELECT v.transaction_id
+                                       FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, quantity int)
+                                       WHERE v.quantity IS NOT NULL)
+              GROUP BY transaction_id) s
+        WHERE d.store = 'google' AND d.transaction_id = s.transaction_id AND d.revoked_at IS NULL
+          AND d.revoked_quantity < least(d.quantity, s.units)
+        """
+
+    /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units).
+    static let revokeWhole = """
+        UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason
+        FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text, quantity int)
+        WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
+          AND (v.quantity IS NULL OR v.quantity >= d.quantity)
+        """
 
     func advance(to startTime: Int64) async throws {
         try await connection.execute(

@@ -47,12 +47,12 @@ final class GooglePlayClient: Sendable {
         try await send(.POST, productPath(productID, token) + ":" + action.rawValue, body: "{}")
     }
 
-    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page; a 200's body reads as
-    /// a `GoogleVoidedPurchasesPage`.
+    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page, quantity-based
+    /// partial refunds included (each with its `voidedQuantity`); a 200's body reads as a `GoogleVoidedPurchasesPage`.
     func voided(startTime: Int64, endTime: Int64, pageToken: String?) async throws -> Answer {
         var path =
             "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"
-            + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000"
+            + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000&includeQuantityBasedPartialRefund=true"
         if let pageToken { path += "&token=" + Self.segment(pageToken) }
         return try await send(.GET, path)
     }

@@ -4,7 +4,9 @@ import ServiceLifecycle
 
 /// Polls `purchases.voidedpurchases.list` every `GOOGLE_PLAY_VOIDED_INTERVAL`, one daemon at a time (an advisory
 /// lock), from where the last poll got to, and marks each voided purchase that is in the ledger: `revoked_at`
-/// and `revocation_reason`; nothing is deleted. Handing revocations to the game is for later.
+/// and `revocation_reason`; nothing is deleted. Quantity-based partial refunds are listed too
+/// (`includeQuantityBasedPartialRefund=true`): one voiding fewer units than the ledger row holds is recorded once
+/// in `iap.google_partial_refunds` and adds to the row's `revoked_quantity` (all units revoke the row).
 ///
 /// Each attempt is recorded on the package's `iap.google_voided_cursor` row (success, failure, a lock found
 /// held), so a poll that has not succeeded for a day shows in `iap.stuck_jobs` (`voided_poll_failing`) and a
@@ -106,7 +108,9 @@ package final class GoogleVoidedPoller: Service {
                     VoidedDelivery(
                         transactionID: entry.ledgerID,
                         voidedAtMilliseconds: voidedAt,
-                        reason: Self.reason(entry.voidedReason)
+                        reason: Self.reason(entry.voidedReason),
+                        quantity: entry.voidedQuantity,
+                        purchaseToken: entry.purchaseToken
                     )
                 )
             }

@@ -10,9 +10,12 @@ struct GoogleVoidedPurchasesPage: Decodable, Sendable, Equatable {
         var voidedTimeMilliseconds: Int64?
         /// `voidedReason`, Google's code for why.
         var voidedReason: Int64?
+        /// `voidedQuantity`: the units a quantity-based partial refund voided (listed only with
+        /// `includeQuantityBasedPartialRefund=true`); `nil` when absent or not a positive integer.
+        var voidedQuantity: Int?
 
         private enum CodingKeys: String, CodingKey {
-            case purchaseToken, orderId, voidedTimeMillis, voidedReason
+            case purchaseToken, orderId, voidedTimeMillis, voidedReason, voidedQuantity
         }
 
         /// Reads one entry; throws only without a `purchaseToken`.
@@ -22,6 +25,9 @@ struct GoogleVoidedPurchasesPage: Decodable, Sendable, Equatable {
             orderId = try? fields.decodeIfPresent(String.self, forKey: .orderId)
             voidedTimeMilliseconds = fields.flexibleInteger(forKey: .voidedTimeMillis)
             voidedReason = fields.flexibleInteger(forKey: .voidedReason)
+            voidedQuantity = fields.flexibleInteger(forKey: .voidedQuantity).flatMap {
+                (1...Int64(Int32.max)).contains($0) ? Int($0) : nil
+            }
         }
 
         /// Its ledger id.

@@ -1,0 +1,78 @@
+extension NotificationPlanner {
+    /// The action for a Google notification recorded as `type` with `payload` (after its lookup, when it needs
+    /// one); `signedAtMilliseconds` is its Pub/Sub publish time (a full refund without an event time dates from then).
+    package func googleAction(
+        type: String,
+        payload: GoogleNotificationPayload,
+        signedAtMilliseconds: Int64
+    ) -> NotificationAction {
+        let notification = payload.notification
+        switch type {
+        case "TEST":
+            return .record
+        case "ONE_TIME_PRODUCT_PURCHASED":
+            guard let oneTime = notification.oneTimeProductNotification else {
+                return .fail("\(type) without oneTimeProductNotification")
+            }
+            guard let purchase = payload.purchase else { return .fail("\(type) without the purchase lookup's answer") }
+            let state: GoogleNotifiedPurchase.State
+            switch purchase.purchaseState {
+            case .purchased: state = .purchased
+            case .pending: state = .pending
+            // Cancelled before it was paid (or refunded): nothing to deliver, nothing wrong.
+            case .cancelled: return .record
+            case .unknown(let code): return .fail("\(type): purchaseState \(code) is not one receiptd knows")
+            }
+            guard let quantity = purchase.quantity else {
+                return .fail("\(type): the purchase's quantity is unreadable")
+            }
+            return .settleGooglePurchase(
+                GoogleNotifiedPurchase(
+                    token: oneTime.purchaseToken,
+                    productID: oneTime.sku,
+                    ledgerID: purchase.ledgerID(token: oneTime.purchaseToken),
+                    state: state,
+                    accountID: purchase.accountID,
+                    quantity: quantity,
+                    purchaseTimeMilliseconds: purchase.purchaseTimeMilliseconds
+                )
+            )
+        case "ONE_TIME_PRODUCT_CANCELED":
+            guard let oneTime = notification.oneTimeProductNotification else {
+                return .fail("\(type) without oneTimeProductNotification")
+            }
+            return .wakeGooglePurchase(token: oneTime.purchaseToken)
+        case "VOIDED_PURCHASE":
+            guard let voided = notification.voidedPurchaseNotification else {
+                return .fail("\(type) without voidedPurchaseNotification")
+            }
+            // A voided subscription: receiptd sells no subscriptions.
+            if voided.productType == 1 { return .ignore }
+            let transactionID = GoogleLedgerID.of(orderID: voided.orderId, token: voided.purchaseToken)
+            guard voided.refundType == 2 else {
+                return .revoke(
+                    transactionID: transactionID,
+                    reason: "voided",
+                    percentage: nil,
+                    revokedAtMilliseconds: notification.eventTimeMillis.flatMap { Int64($0) } ?? signedAtMilliseconds
+                )
+            }
+            guard let entries = payload.voided else { return .fail("\(type) without the voided purchases lookup") }
+            let refunds = entries.compactMap { entry -> GooglePartialRefund? in
+                guard entry.ledgerID == transactionID, let quantity = entry.voidedQuantity else { return nil }
+                return GooglePartialRefund(
+                    voidedAtMilliseconds: entry.voidedTimeMilliseconds ?? signedAtMilliseconds,
+                    quantity: quantity,
+                    purchaseToken: entry.purchaseToken
+                )
+            }
+            guard !refunds.isEmpty else {
+                return .fail("\(type): Google's voided purchases list has no partial refund of this purchase")
+            }
+            return .revokeUnits(transactionID: transactionID, refunds: refunds)
+        default:
+            // Subscription types, UNKNOWN and one-time kinds this build does not know.
+            return .ignore
+        }
+    }
+}

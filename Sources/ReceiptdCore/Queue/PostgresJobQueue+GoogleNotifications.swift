@@ -1,0 +1,164 @@
+import Foundation
+
+extension PostgresJobQueue {
+    /// Plans one claimed Google notification from its payload and runs its action's statements (in the
+    /// processor's transaction, under its savepoint); no result: put off (a pending purchase no order matches).
+    static func applyGoogle(
+        _ row: QueryResult.Row,
+        id: Int64,
+        type: String,
+        planner: NotificationPlanner,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        let payload: GoogleNotificationPayload
+        do {
+            payload = try GoogleNotificationPayload(payload: try row.string("payload"))
+        } catch let error as NotificationPayloadError {
+            return (.failed, error.reason)
+        }
+        let signedAt = Int64(try row.int("signed_ms"))
+        switch planner.googleAction(type: type, payload: payload, signedAtMilliseconds: signedAt) {
+        case .record:
+            return (.recorded, nil)
+        case .ignore:
+            return (.ignored, nil)
+        case .fail(let reason):
+            return (.failed, reason)
+        case .revoke(let transactionID, let reason, let percentage, let revokedAt):
+            let delivered = try session.execute(
+                notificationSQL.revoke,
+                [transactionID, revokedAt, reason, percentage, id, Store.google.rawValue]
+            ).first?["delivered"]
+            return (delivered == "t" ? .revoked : .revokedUndelivered, nil)
+        case .revokeUnits(let transactionID, let refunds):
+            let rows = refunds.map { refund -> [(String, JSONText.Value)] in
+                [
+                    ("voided_ms", .int(refund.voidedAtMilliseconds)), ("quantity", .int(Int64(refund.quantity))),
+                    ("token", .string(refund.purchaseToken)),
+                ]
+            }
+            _ = try session.execute(googleSQL.recordPartialRefunds, [transactionID, JSONText.rows(rows), id])
+            let delivered = try session.execute(googleSQL.revokeUnits, [transactionID]).first?["delivered"]
+            return (delivered == "t" ? .partlyRevoked : .revokedUndelivered, nil)
+        case .wakeGooglePurchase(let token):
+            let woken = try session.execute(googleSQL.wake, [token, id]).first
+            let count = (Int(woken?["jobs"] ?? "0") ?? 0) + (Int(woken?["notifications"] ?? "0") ?? 0)
+            return (count > 0 ? .jobWoken : .recorded, nil)
+        case .settleGooglePurchase(let purchase):
+            return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
+        case .settleCharge, .reinstate, .requestConsumption:
+            return (.failed, "an App Store action for a Google notification")
+        }
+    }
+
+    /// A purchase Google reported itself: already delivered, enqueued for the order its account and product
+    /// match (oldest checkout first), recorded as an unclaimed payment, or (pending, no order) put off to look
+    /// again at the pending interval.
+    private static func settleGooglePurchase(
+        _ purchase: GoogleNotifiedPurchase,
+        id: Int64,
+        signedAt: Int64,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        _ = try session.execute(googleSQL.nameTransaction, [id, purchase.ledgerID])
+        let found = try session.execute(
+            googleSQL.purchaseOrder,
+            [purchase.ledgerID, purchase.accountID, purchase.productID]
+        ).first
+        if found?["delivered"] == "t" { return (.chargeAlreadyDelivered, nil) }
+        if let order = found?["order_id"] {
+            _ = try session.execute("SELECT iap.enqueue_notified_google_purchase($1, $2)", [order, purchase.token])
+            return (.chargeEnqueued, nil)
+        }
+        switch purchase.state {
+        case .pending:
+            let since = purchase.purchaseTimeMilliseconds ?? signedAt
+            let waited = max(0, Date().timeIntervalSince1970 * 1000 - Double(since)) / 1000
+            let delay = PendingSchedule.delay(afterWaiting: .seconds(waited))
+            _ = try session.execute(googleSQL.putOff, [id, delay.seconds])
+            return (nil, nil)
+        case .purchased:
+            _ = try session.execute(
+                googleSQL.recordUnclaimed,
+                [
+                    purchase.ledgerID, purchase.productID, purchase.quantity, purchase.purchaseTimeMilliseconds,
+                    purchase.token, id,
+                ]
+            )
+            return (.chargeUnclaimed, nil)
+        }
+    }
+
+    /// The statements of Google's notifications.
+    static let googleSQL = (
+        // The row names its ledger id once the lookup knows it (the intake could not).
+        nameTransaction: """
+        UPDATE iap.store_notifications SET transaction_id = $2 WHERE id = $1 AND transaction_id IS NULL
+        """,
+        // Whether the ledger has the purchase, and the order it pays: same product and account, not full.
+        purchaseOrder: """
+        SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = 'google' AND transaction_id = $1) AS delivered,
+               (SELECT order_id FROM iap.orders
+                WHERE account_id = $2 AND product_id = $3 AND outcome IS DISTINCT FROM 'full'
+                ORDER BY checkout_at NULLS LAST, created_at, order_id LIMIT 1) AS order_id
+        """,
+        // Google refunds a purchase nobody acknowledged within three days of buying it.
+        recordUnclaimed: """
+        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, store, purchase_token,
+                                            acknowledge_by, notification_id)
+        VALUES ($1, $2, greatest($3::int, 1), to_timestamp($4::bigint / 1000.0), 'google', $5,
+                to_timestamp($4::bigint / 1000.0) + interval '3 days', $6::bigint)
+        ON CONFLICT (transaction_id) DO NOTHING
+        """,
+        // Asked again at the pending interval: the lookup runs first.
+        putOff: """
+        UPDATE iap.store_notifications SET awaiting_lookup = true, run_at = now() + make_interval(secs => $2),
+            error = 'pending purchase, no order matches yet'
+        WHERE id = $1
+        """,
+        // The job waiting on a pending purchase's token (not one a daemon runs now) and a put-off purchase
+        // notification of that token look again now.
+        wake: """
+        WITH jobs AS (
+            UPDATE iap.jobs SET run_at = now()
+            WHERE kind = 'google_purchase' AND receipt_data = $1 AND state = 'pending'
+            RETURNING id
+        ), notifications AS (
+            UPDATE iap.store_notifications SET run_at = now()
+            WHERE store = 'google' AND processed_at IS NULL AND awaiting_lookup AND id <> $2::bigint
+              AND notification_type = 'ONE_TIME_PRODUCT_PURCHASED'
+              AND payload -> 'notification' -> 'oneTimeProductNotification' ->> 'purchaseToken' = $1
+            RETURNING id
+        ), rung AS (
+            SELECT pg_notify('iap_jobs', '') WHERE EXISTS (SELECT 1 FROM jobs)
+        )
+        SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM notifications) AS notifications,
+               (SELECT count(*) FROM rung) AS rung
+        """,
+        // Each refund once, whoever lists it first (this or the voided poll).
+        recordPartialRefunds: """
+        INSERT INTO iap.google_partial_refunds (transaction_id, voided_at, voided_quantity, purchase_token, notification_id)
+        SELECT $1, to_timestamp(r.voided_ms / 1000.0), r.quantity, r.token, $3::bigint
+        FROM jsonb_to_recordset($2::jsonb) AS r(voided_ms bigint, quantity int, token text)
+        WHERE r.quantity >= 1
+        ON CONFLICT (transaction_id, voided_at) DO NOTHING
+        """,
+        // revoked_quantity is the refunds' sum, at most the row's quantity, which revokes the whole row (reason
+        // partial_refunds).
+        revokeUnits: """
+        WITH total AS (
+            SELECT sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
+            FROM iap.google_partial_refunds WHERE transaction_id = $1
+        ), revoked AS (
+            UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, t.units),
+                revoked_at = CASE WHEN t.units >= d.quantity THEN t.last_voided_at END,
+                revocation_reason = CASE WHEN t.units >= d.quantity THEN 'partial_refunds' END
+            FROM total t
+            WHERE d.store = 'google' AND d.transaction_id = $1 AND d.revoked_at IS NULL
+              AND d.revoked_quantity < least(d.quantity, t.units)
+            RETURNING d.transaction_id
+        )
+        SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = 'google' AND transaction_id = $1) AS delivered
+        """
+    )
+}
