@@ -41,13 +41,12 @@ struct FakeGooglePlayNotifyCommand: AsyncParsableCommand {
 
     func run() async throws {
         var order: [String: Any] = ["url": url, "type": type]
-        order["token"] = token
-        order["sku"] = sku
-        order["order_id"] = orderId
-        order["refund_type"] = refundType
-        order["audience"] = audience
-        order["message_id"] = messageId
-        order["package_name"] = packageName
+        let strings = [
+            ("token", token), ("sku", sku), ("order_id", orderId), ("audience", audience), ("message_id", messageId),
+            ("package_name", packageName),
+        ]
+        for case (let key, let value?) in strings { order[key] = value }
+        if let refundType { order["refund_type"] = refundType }
         var request = HTTPClientRequest(url: standIn + "/fake/rtdn")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

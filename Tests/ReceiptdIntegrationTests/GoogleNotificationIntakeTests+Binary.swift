@@ -69,9 +69,10 @@ extension GoogleNotificationIntakeTests {
     @Test func fakeRTDNRefusesABadOrder() async throws {
         let google = GooglePlayStandIn(logger: Self.quiet)
         _ = try await google.start()
-        let noToken = try? Self.notify(google, ["--url", "http://127.0.0.1:9/x", "--type", "purchased"])
+        let nowhere = "http://127.0.0.1:\(try AppleNotificationIntakeTests.freePort())/notifications/google"
+        let noToken = try? Self.notify(google, ["--url", nowhere, "--type", "purchased"])
         // Nothing listens at the URL: the stand-in answers 502, the command exits 1.
-        let unreachable = try? Self.notify(google, ["--url", "http://127.0.0.1:9/x", "--type", "test"])
+        let unreachable = try? Self.notify(google, ["--url", nowhere, "--type", "test"])
         try await google.shutdown()
         #expect(noToken?.status != 0 && noToken?.stderr.contains("--token") == true, "\(noToken?.stderr ?? "")")
         #expect(unreachable?.status == 1 && unreachable?.stdout.contains("cannot push") == true)

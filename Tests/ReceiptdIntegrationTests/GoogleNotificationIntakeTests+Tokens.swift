@@ -76,7 +76,9 @@ extension GoogleNotificationIntakeTests {
                         try await Self.post(intake.url, try Self.testPush(google), authorization: Self.bearer(google)).0
                     }
                 }
-                return try await group.reduce(into: []) { $0.append($1) }
+                var statuses: [Int] = []
+                for try await status in group { statuses.append(status) }
+                return statuses
             }
             #expect(statuses == [200, 200, 200, 200, 200])
             #expect(google.jwksFetches() == 2, "one re-fetch for the new kid")
@@ -105,10 +107,9 @@ extension GoogleNotificationIntakeTests {
     }
 
     @Test func keysThatCannotBeFetchedAnswer503() async throws {
-        try await Self.withGoogleIntake(settings: { $0.googlePlay.oidcCertsURL = "http://127.0.0.1:9/certs" }) {
-            f,
-            google,
-            intake in
+        // A port nothing listens on: the fetch is refused at once.
+        let certs = "http://127.0.0.1:\(try AppleNotificationIntakeTests.freePort())/certs"
+        try await Self.withGoogleIntake(settings: { $0.googlePlay.oidcCertsURL = certs }) { f, google, intake in
             let (status, answer) = try await Self.post(
                 intake.url,
                 try Self.testPush(google),

@@ -258,8 +258,9 @@ import Testing
     @Test func anotherAppsMessageIsSkippedWith204AndCounted() async throws {
         try await Self.withGoogleIntake { f, google, intake in
             let other = GoogleDeveloperNotification.voided(token: "t", orderID: "GPA.9", packageName: "com.other.app")
-            #expect(try await google.push(other, to: intake.url, audience: Self.audience) == 204)
-            #expect(try await google.push(other, to: intake.url, audience: Self.audience) == 204)
+            let first = try await google.push(other, to: intake.url, audience: Self.audience)
+            let again = try await google.push(other, to: intake.url, audience: Self.audience)
+            #expect(first == 204 && again == 204)
             #expect(try await Self.count(f) == 0)
             #expect(intake.refused("other_package") == 2)
         }

@@ -26,7 +26,7 @@ extension GoogleDeveloperNotification {
         packageName: String
     ) -> GoogleDeveloperNotification {
         var fields: [String: Any] = ["purchaseToken": token, "productType": 2, "refundType": refundType]
-        fields["orderId"] = orderID
+        if let orderID { fields["orderId"] = orderID }
         return make(packageName, "voidedPurchaseNotification", fields)
     }
 

@@ -52,8 +52,14 @@ extension GooglePlayStandIn {
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let published = formatter.string(from: publishTime)
         var message: [String: Any] = ["data": data.base64EncodedString(), "attributes": attributes]
-        if spelling != .snakeCase { (message["messageId"], message["publishTime"]) = (messageID, published) }
-        if spelling != .camelCase { (message["message_id"], message["publish_time"]) = (messageID, published) }
+        if spelling != .snakeCase {
+            message["messageId"] = messageID
+            message["publishTime"] = published
+        }
+        if spelling != .camelCase {
+            message["message_id"] = messageID
+            message["publish_time"] = published
+        }
         // Strings and a dictionary of strings: this always serializes.
         return
             (try? JSONSerialization.data(
@@ -69,7 +75,8 @@ extension GooglePlayStandIn {
         request.headers.add(name: "Content-Type", value: "application/json")
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }
         request.body = .bytes(ByteBuffer(bytes: body))
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        // About as long as Pub/Sub waits for an answer.
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         _ = try await response.body.collect(upTo: 1 << 16)
         return Int(response.status.code)
     }

@@ -31,12 +31,12 @@ package actor GoogleOIDCKeys {
     /// Creates an empty cache of the keys at `url`; nothing is fetched until a token needs a key.
     ///
     /// - Parameters:
-    ///   - timeout: for one fetch.
+    ///   - timeout: for one fetch (short: Pub/Sub waits about ten seconds for the answer to a push).
     ///   - refetchInterval: the least time between two re-fetches for unknown kids.
     package init(
         url: String,
         client: HTTPClient,
-        timeout: Duration = .seconds(10),
+        timeout: Duration = .seconds(5),
         refetchInterval: Duration = .seconds(30)
     ) {
         self.url = url

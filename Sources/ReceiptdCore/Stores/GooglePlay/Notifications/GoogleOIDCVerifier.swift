@@ -106,7 +106,7 @@ package struct GoogleOIDCVerifier: Sendable {
             guard let kid = header["kid"] as? String, !kid.isEmpty else { throw .token("no kid") }
             keyID = kid
             self.claims = claims
-            signingInput = parts[0] + "." + parts[1]
+            signingInput = String(parts[0]) + "." + String(parts[1])
             self.signature = signature
         }
     }
