@@ -24,6 +24,9 @@ package struct DemoRun {
         }
     }
 
+    /// The audience of the demo's Google pushes (`GOOGLE_PUBSUB_AUDIENCE`).
+    static let googlePushAudience = "receiptd-demo"
+
     let logger: Logger
     let say: @Sendable (String) -> Void
 
@@ -116,7 +119,13 @@ package struct DemoRun {
                     verifier: AppleNotificationVerifier(storeKit: storeKit, daemon: configuration),
                     intake: daemon.makeNotificationIntake(),
                     logger: logger
-                )
+                ),
+                GoogleNotificationRoute(
+                    configuration: try googlePlayConfiguration(googlePlay),
+                    client: client,
+                    intake: daemon.makeNotificationIntake(),
+                    logger: logger
+                ),
             ],
             logger: logger
         )
@@ -213,6 +222,11 @@ package struct DemoRun {
         )
         configuration.packageName = googlePlay.packageName
         configuration.apiURL = googlePlay.baseURL
+        // Pushes as the stand-in signs them (`GooglePlayStandIn.push`'s default audience is the push URL; the demo
+        // names its own).
+        configuration.oidcCertsURL = googlePlay.oidcCertsURL
+        configuration.pubsubAudience = Self.googlePushAudience
+        configuration.pubsubServiceAccountEmail = GoogleOIDCIssuer.defaultServiceAccountEmail
         return configuration
     }
 

@@ -9,8 +9,9 @@ struct FakeGooglePlayCommand: AsyncParsableCommand {
         abstract: "Serve a stand-in Google Play Developer API (never for production).",
         discussion: """
             Serves the token endpoint (/token), purchases.products.get, acknowledge and consume for synthetic purchase \
-            tokens, voidedpurchases.list, and POST /fake/void for other processes to void purchases.
-            """
+            tokens, voidedpurchases.list, and POST /fake/void for other processes to void purchases; its OIDC keys at             /oauth2/v3/certs, and POST /fake/rtdn (the notify subcommand) to push a real-time developer notification.
+            """,
+        subcommands: [FakeGooglePlayNotifyCommand.self]
     )
 
     @Option(help: "Address to listen on, HOST:PORT.") var listen = "127.0.0.1:8090"

@@ -29,7 +29,13 @@ struct RunCommand: AsyncParsableCommand {
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: services(daemon: daemon, settings: settings, registry: registry, logger: logger),
+                services: services(
+                    daemon: daemon,
+                    settings: settings,
+                    registry: registry,
+                    client: client,
+                    logger: logger
+                ),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger
             )
@@ -50,6 +56,7 @@ struct RunCommand: AsyncParsableCommand {
         daemon: ReceiptDaemon,
         settings: ReceiptdSettings,
         registry: PrometheusCollectorRegistry?,
+        client: HTTPClient,
         logger: Logger
     ) -> [any Service] {
         let environment = ProcessInfo.processInfo.environment
@@ -77,7 +84,14 @@ struct RunCommand: AsyncParsableCommand {
                 intake: daemon.makeNotificationIntake(),
                 logger: logger
             )
-            services.append(NotificationServer(configuration: address, routes: [route], logger: logger))
+            // Served even before Google's push settings are there: it refuses with 401 until they are.
+            let google = GoogleNotificationRoute(
+                configuration: settings.googlePlay,
+                client: client,
+                intake: daemon.makeNotificationIntake(),
+                logger: logger
+            )
+            services.append(NotificationServer(configuration: address, routes: [route, google], logger: logger))
         }
         services.append(SystemdNotifyService(notifier: notifier, logger: logger) { await daemon.waitUntilReady() })
         return services

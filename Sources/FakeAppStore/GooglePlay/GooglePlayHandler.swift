@@ -32,6 +32,10 @@ final class GooglePlayHandler: ChannelInboundHandler, RemovableChannelHandler {
         case .end:
             guard let head = requestHead else { return }
             requestHead = nil
+            if head.method == .POST, head.uri.split(separator: "?").first == "/fake/rtdn" {
+                answerPush(head, body: String(buffer: requestBody), context: context)
+                return
+            }
             let answer = standIn.answer(
                 method: head.method,
                 uri: head.uri,
@@ -50,6 +54,16 @@ final class GooglePlayHandler: ChannelInboundHandler, RemovableChannelHandler {
                 self.waitingAnswer = nil
                 self.deliver(answer, for: head, context: context)
             }
+        }
+    }
+
+    /// `POST /fake/rtdn`: pushes off the event loop, then answers on it.
+    private func answerPush(_ head: HTTPRequestHead, body: String, context: ChannelHandlerContext) {
+        let standIn = self.standIn
+        let promise = context.eventLoop.makePromise(of: GooglePlayAnswer.self)
+        promise.completeWithTask { await standIn.fakeRTDN(body: body) }
+        promise.futureResult.assumeIsolated().whenSuccess { answer in
+            self.deliver(answer, for: head, context: context)
         }
     }
 

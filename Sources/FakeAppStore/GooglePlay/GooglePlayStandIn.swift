@@ -24,6 +24,8 @@ import Synchronization
 ///   (``setJWKSMaxAge(_:)``), as Google serves the keys Pub/Sub push tokens are signed with; see ``jwksFetches()``.
 /// - `POST /fake/void` `{"token":…,"order_id":…,"reason":1,"voided_time_ms":…,"quantity":…}`: voids (a partial
 ///   refund of `quantity` units) for other processes; 204.
+/// - `POST /fake/rtdn`: pushes a real-time developer notification signed by ``oidc`` to a URL (see
+///   ``push(_:to:audience:messageID:email:)``); 200 with what the URL answered.
 /// - `GET /healthz`.
 ///
 /// Anything else is a 404.

@@ -46,7 +46,8 @@ enum FlexibleJSON {
         }
     }
 
-    private static func isBoolean(_ number: NSNumber) -> Bool {
+    /// True when `number` is a JSON boolean, not a number.
+    static func isBoolean(_ number: NSNumber) -> Bool {
         // On Linux a JSON true/false arrives as an NSNumber whose type encoding is "c" (char) or "B".
         let type = String(cString: number.objCType)
         return type == "c" || type == "B"

@@ -1,0 +1,55 @@
+import Foundation
+import ReceiptdCore
+
+/// The real-time developer notifications the stand-in pushes, as Google writes them (version 1.0, the event time
+/// now, as milliseconds in a string).
+extension GoogleDeveloperNotification {
+    /// `ONE_TIME_PRODUCT_PURCHASED` (`canceled` false) or `ONE_TIME_PRODUCT_CANCELED` of `token` for product `sku`.
+    package static func oneTimeProduct(
+        token: String,
+        sku: String,
+        canceled: Bool = false,
+        packageName: String
+    ) -> GoogleDeveloperNotification {
+        make(
+            packageName,
+            "oneTimeProductNotification",
+            ["version": "1.0", "notificationType": canceled ? 2 : 1, "purchaseToken": token, "sku": sku]
+        )
+    }
+
+    /// `VOIDED_PURCHASE` of one-time product purchase `token` (`refundType` 1 full, 2 quantity-based partial).
+    package static func voided(
+        token: String,
+        orderID: String?,
+        refundType: Int = 1,
+        packageName: String
+    ) -> GoogleDeveloperNotification {
+        var fields: [String: Any] = ["purchaseToken": token, "productType": 2, "refundType": refundType]
+        if let orderID { fields["orderId"] = orderID }
+        return make(packageName, "voidedPurchaseNotification", fields)
+    }
+
+    /// `TEST`, as the Play Console's "Send test notification" sends it.
+    package static func test(packageName: String) -> GoogleDeveloperNotification {
+        make(packageName, "testNotification", ["version": "1.0"])
+    }
+
+    /// Decodes the notification `{"version", "packageName", "eventTimeMillis", <kind>: fields}`.
+    private static func make(
+        _ packageName: String,
+        _ kind: String,
+        _ fields: [String: Any]
+    ) -> GoogleDeveloperNotification {
+        let object: [String: Any] = [
+            "version": "1.0", "packageName": packageName,
+            "eventTimeMillis": String(Int64(Date().timeIntervalSince1970 * 1000)), kind: fields,
+        ]
+        do {
+            return try JSONDecoder().decode(Self.self, from: JSONSerialization.data(withJSONObject: object))
+        } catch {
+            // The fields above are exactly the type's: decoding them cannot fail.
+            preconditionFailure("a stand-in developer notification failed to decode: \(error)")
+        }
+    }
+}
