@@ -75,7 +75,7 @@ extension DemoRun {
     }
 
     /// Waits up to 30 s for `read` to find a value.
-    private func poll(
+    func poll(
         _ what: String,
         on connection: PostgresConnection,
         _ read: (PostgresConnection) async throws -> String?

@@ -150,6 +150,11 @@ package struct DemoRun {
                     standIn: standIn,
                     intakeURL: "http://127.0.0.1:\(port)/notifications/apple"
                 )
+                try await hearGoogleWithoutTheClient(
+                    on: connection,
+                    googlePlay: googlePlay,
+                    intakeURL: "http://127.0.0.1:\(port)/notifications/google"
+                )
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error

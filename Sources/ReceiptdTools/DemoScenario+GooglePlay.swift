@@ -16,6 +16,8 @@ extension DemoScenario {
         "demo-gp-purchased": "full", "demo-gp-pending": "full", "demo-gp-cancelled": "unmatched",
         "demo-gp-replay": "unmatched",
         "demo-gp-account": "unmatched",
+        // Settled from Google's notification alone, then refunded.
+        "demo-gp-rtdn": "full",
     ]
 
     /// Google Play orders: a purchase, one pending (cash) that Google later reports purchased, a cancelled one, the

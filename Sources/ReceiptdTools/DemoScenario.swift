@@ -32,7 +32,7 @@ struct DemoScenario {
     /// The status each order must end with, once the demo granted `granted`.
     static let expectedStatuses: [String: String] = [
         "demo-checkout": "finished", "demo-sk2-signed": "finished", "demo-closed": "closed", "demo-late": "verified",
-        "demo-no-in-app": "pending",
+        "demo-no-in-app": "pending", "demo-gp-rtdn": "finished",
     ]
 
     /// Orders created at checkout, before their receipts.
