@@ -1,60 +1,41 @@
 import Foundation
 
 extension PostgresJobQueue {
-    /// Plans one claimed Google notification from its payload and runs its action's statements (in the
-    /// processor's transaction, under its savepoint); no result: put off (a pending purchase no order matches).
-    static func applyGoogle(
-        _ row: QueryResult.Row,
+    /// A quantity-based partial refund: each refund listed is recorded once, and the ledger row's revoked units
+    /// become their sum.
+    static func revokeUnits(
+        _ transactionID: String,
+        refunds: [GooglePartialRefund],
         id: Int64,
-        type: String,
-        planner: NotificationPlanner,
         in session: DatabaseSession
     ) throws -> (NotificationResult?, String?) {
-        let payload: GoogleNotificationPayload
-        do {
-            payload = try GoogleNotificationPayload(payload: try row.string("payload"))
-        } catch let error as NotificationPayloadError {
-            return (.failed, error.reason)
+        let rows = refunds.map { refund -> [(String, JSONText.Value)] in
+            [
+                ("voided_ms", .int(refund.voidedAtMilliseconds)), ("quantity", .int(Int64(refund.quantity))),
+                ("token", .string(refund.purchaseToken)),
+            ]
         }
-        let signedAt = Int64(try row.int("signed_ms"))
-        switch planner.googleAction(type: type, payload: payload, signedAtMilliseconds: signedAt) {
-        case .record:
-            return (.recorded, nil)
-        case .ignore:
-            return (.ignored, nil)
-        case .fail(let reason):
-            return (.failed, reason)
-        case .revoke(let transactionID, let reason, let percentage, let revokedAt):
-            let delivered = try session.execute(
-                notificationSQL.revoke,
-                [transactionID, revokedAt, reason, percentage, id, Store.google.rawValue]
-            ).first?["delivered"]
-            return (delivered == "t" ? .revoked : .revokedUndelivered, nil)
-        case .revokeUnits(let transactionID, let refunds):
-            let rows = refunds.map { refund -> [(String, JSONText.Value)] in
-                [
-                    ("voided_ms", .int(refund.voidedAtMilliseconds)), ("quantity", .int(Int64(refund.quantity))),
-                    ("token", .string(refund.purchaseToken)),
-                ]
-            }
-            _ = try session.execute(googleSQL.recordPartialRefunds, [transactionID, JSONText.rows(rows), id])
-            let delivered = try session.execute(googleSQL.revokeUnits, [transactionID]).first?["delivered"]
-            return (delivered == "t" ? .partlyRevoked : .revokedUndelivered, nil)
-        case .wakeGooglePurchase(let token):
-            let woken = try session.execute(googleSQL.wake, [token, id]).first
-            let count = (Int(woken?["jobs"] ?? "0") ?? 0) + (Int(woken?["notifications"] ?? "0") ?? 0)
-            return (count > 0 ? .jobWoken : .recorded, nil)
-        case .settleGooglePurchase(let purchase):
-            return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
-        case .settleCharge, .reinstate, .requestConsumption:
-            return (.failed, "an App Store action for a Google notification")
-        }
+        _ = try session.execute(googleSQL.recordPartialRefunds, [transactionID, JSONText.rows(rows), id])
+        let delivered = try session.execute(googleSQL.revokeUnits, [transactionID]).first?["delivered"]
+        return (delivered == "t" ? .partlyRevoked : .revokedUndelivered, nil)
+    }
+
+    /// A pending purchase the buyer cancelled: the job and a put-off notification waiting on its token look again
+    /// now.
+    static func wakeGooglePurchase(
+        _ token: String,
+        id: Int64,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        let woken = try session.execute(googleSQL.wake, [token, id]).first
+        let count = (Int(woken?["jobs"] ?? "0") ?? 0) + (Int(woken?["notifications"] ?? "0") ?? 0)
+        return (count > 0 ? .jobWoken : .recorded, nil)
     }
 
     /// A purchase Google reported itself: already delivered, enqueued for the order its account and product
     /// match (oldest checkout first), recorded as an unclaimed payment, or (pending, no order) put off to look
     /// again at the pending interval.
-    private static func settleGooglePurchase(
+    static func settleGooglePurchase(
         _ purchase: GoogleNotifiedPurchase,
         id: Int64,
         signedAt: Int64,

@@ -84,24 +84,29 @@ extension PostgresJobQueue: NotificationProcessing {
         planner: NotificationPlanner,
         in session: DatabaseSession
     ) throws -> (NotificationResult?, String?) {
-        if store == Store.google.rawValue {
-            return try applyGoogle(row, id: id, type: type, planner: planner, in: session)
-        }
-        let payload: StoredNotificationPayload
+        let signedAt = Int64(try row.int("signed_ms"))
+        // Each store's payload is read and planned its own way; the actions are run alike.
+        let action: NotificationAction
+        var signedTransactionInfo: String?
         do {
-            payload = try StoredNotificationPayload(payload: try row.string("payload"))
+            if store == Store.google.rawValue {
+                let payload = try GoogleNotificationPayload(payload: try row.string("payload"))
+                action = planner.googleAction(type: type, payload: payload, signedAtMilliseconds: signedAt)
+            } else {
+                let payload = try StoredNotificationPayload(payload: try row.string("payload"))
+                signedTransactionInfo = payload.signedTransactionInfo
+                action = planner.action(
+                    store: Store(rawValue: store) ?? .apple,
+                    type: type,
+                    subtype: row["subtype"],
+                    transaction: payload.transaction,
+                    hasData: payload.hasData,
+                    signedAtMilliseconds: signedAt
+                )
+            }
         } catch let error as NotificationPayloadError {
             return (.failed, error.reason)
         }
-        let signedAt = Int64(try row.int("signed_ms"))
-        let action = planner.action(
-            store: Store(rawValue: store) ?? .apple,
-            type: type,
-            subtype: row["subtype"],
-            transaction: payload.transaction,
-            hasData: payload.hasData,
-            signedAtMilliseconds: signedAt
-        )
         switch action {
         case .record:
             return (.recorded, nil)
@@ -127,16 +132,20 @@ extension PostgresJobQueue: NotificationProcessing {
                 [id, transaction.transactionID, transaction.appAccountToken?.uuidString, environment, signedAt]
             ).first?["state"]
             return (state == "pending" ? .consumptionRequested : .consumptionNotConsented, nil)
-        case .settleGooglePurchase, .wakeGooglePurchase, .revokeUnits:
-            return (.failed, "a Google action for an Apple notification")
         case .settleCharge(let transaction):
             return try settleCharge(
                 transaction,
-                jws: payload.signedTransactionInfo,
+                jws: signedTransactionInfo,
                 id: id,
                 environment: row["environment"],
                 in: session
             )
+        case .revokeUnits(let transactionID, let refunds):
+            return try revokeUnits(transactionID, refunds: refunds, id: id, in: session)
+        case .wakeGooglePurchase(let token):
+            return try wakeGooglePurchase(token, id: id, in: session)
+        case .settleGooglePurchase(let purchase):
+            return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
         }
     }
 
