@@ -127,6 +127,27 @@ BEGIN
     RETURN v_job;
 END $$;
 
+-- A Google ledger row's units revoked by quantity-based partial refunds are their sum (iap.google_partial_refunds),
+-- at most its quantity, which revokes the whole row (reason partial_refunds). The one statement of that rule for
+-- rows already delivered: a notification's processing, the voided poll and the daemons' sweep all call it.
+-- Returns how many ledger rows it changed.
+CREATE OR REPLACE FUNCTION iap.revoke_refunded_units(transaction_ids text[]) RETURNS int
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    WITH changed AS (
+        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.units),
+            revoked_at = CASE WHEN s.units >= d.quantity THEN s.last_voided_at END,
+            revocation_reason = CASE WHEN s.units >= d.quantity THEN 'partial_refunds' END
+        FROM (SELECT transaction_id, sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
+              FROM iap.google_partial_refunds
+              WHERE transaction_id = ANY (revoke_refunded_units.transaction_ids)
+              GROUP BY transaction_id) s
+        WHERE d.store = 'google' AND d.transaction_id = s.transaction_id AND d.revoked_at IS NULL
+          AND d.revoked_quantity < least(d.quantity, s.units)
+        RETURNING 1
+    )
+    SELECT count(*)::int FROM changed
+$$;
+
 -- A Google purchase delivered after quantity-based partial refunds of it were recorded (the refund came first):
 -- its ledger row starts with those units revoked, all of them revoking the row.
 CREATE OR REPLACE FUNCTION iap.apply_partial_refunds() RETURNS trigger

@@ -61,6 +61,7 @@ BEGIN
         GRANT EXECUTE ON FUNCTION iap.enqueue_notified_charge(text, text) TO receiptd_worker;
         -- A ONE_TIME_PRODUCT_PURCHASED an order matches is enqueued as a client's token would be.
         GRANT EXECUTE ON FUNCTION iap.enqueue_notified_google_purchase(text, text) TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.revoke_refunded_units(text[]) TO receiptd_worker;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_app;

@@ -124,22 +124,11 @@ extension PostgresJobQueue {
         WHERE r.quantity >= 1
         ON CONFLICT (transaction_id, voided_at) DO NOTHING
         """,
-        // revoked_quantity is the refunds' sum, at most the row's quantity, which revokes the whole row (reason
-        // partial_refunds).
+        // The row's revoked units become the refunds' sum (iap.revoke_refunded_units); whether it is delivered.
         revokeUnits: """
-        WITH total AS (
-            SELECT sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
-            FROM iap.google_partial_refunds WHERE transaction_id = $1
-        ), revoked AS (
-            UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, t.units),
-                revoked_at = CASE WHEN t.units >= d.quantity THEN t.last_voided_at END,
-                revocation_reason = CASE WHEN t.units >= d.quantity THEN 'partial_refunds' END
-            FROM total t
-            WHERE d.store = 'google' AND d.transaction_id = $1 AND d.revoked_at IS NULL
-              AND d.revoked_quantity < least(d.quantity, t.units)
-            RETURNING d.transaction_id
-        )
+        WITH revoked AS (SELECT iap.revoke_refunded_units(ARRAY[$1::text]))
         SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = 'google' AND transaction_id = $1) AS delivered
+        FROM revoked
         """
     )
 }

@@ -21,7 +21,8 @@ extension PostgresJobQueue: NotificationProcessing {
     /// Two statements (whole revocations, then Google's partial refunds), each committed on its own.
     package func sweepRevokedTransactions() async throws -> Int {
         let revoked = try await pool.execute(Self.notificationSQL.sweep).affectedRows
-        return revoked + (try await pool.execute(Self.notificationSQL.sweepPartialRefunds).affectedRows)
+        let units = try await pool.execute(Self.notificationSQL.sweepPartialRefunds).first?.int("changed") ?? 0
+        return revoked + units
     }
 
     /// One pass: claim, then each notification under its own savepoint, so that one failing transiently (a row a
@@ -285,16 +286,8 @@ extension PostgresJobQueue: NotificationProcessing {
         """,
         // The same for quantity-based partial refunds recorded while their purchase was being delivered.
         sweepPartialRefunds: """
-        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.total),
-            revoked_at = CASE WHEN s.total >= d.quantity THEN s.last_voided_at END,
-            revocation_reason = CASE WHEN s.total >= d.quantity THEN 'partial_refunds' END
-        FROM (SELECT transaction_id, sum(voided_quantity)::int AS total, max(voided_at) AS last_voided_at
-              FROM iap.google_partial_refunds
-              WHERE transaction_id IN (SELECT transaction_id FROM iap.google_partial_refunds
-                                       WHERE recorded_at > now() - interval '1 day')
-              GROUP BY transaction_id) s
-        WHERE d.store = 'google' AND d.transaction_id = s.transaction_id AND d.revoked_at IS NULL
-          AND d.revoked_quantity < least(d.quantity, s.total)
+        SELECT iap.revoke_refunded_units(ARRAY(SELECT DISTINCT transaction_id FROM iap.google_partial_refunds
+                                               WHERE recorded_at > now() - interval '1 day')) AS changed
         """
     )
 }

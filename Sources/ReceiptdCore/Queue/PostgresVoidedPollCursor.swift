@@ -24,7 +24,7 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
         }
         let json = JSONText.rows(rows)
         _ = try await connection.execute(Self.recordPartialRefunds, [json])
-        let partly = try await connection.execute(Self.revokeUnits, [json]).affectedRows
+        let partly = try await connection.execute(Self.revokeUnits, [json]).first?.int("changed") ?? 0
         let whole = try await connection.execute(Self.revokeWhole, [json]).affectedRows
         return partly + whole
     }
@@ -41,19 +41,11 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
         ON CONFLICT (transaction_id, voided_at) DO NOTHING
         """
 
-    /// Each ledger row's `revoked_quantity` is its partial refunds' sum, at most its quantity (which revokes it).
+    /// Each listed ledger row's `revoked_quantity` becomes its partial refunds' sum (`iap.revoke_refunded_units`).
     static let revokeUnits = """
-        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.units),
-            revoked_at = CASE WHEN s.units >= d.quantity THEN s.last_voided_at END,
-            revocation_reason = CASE WHEN s.units >= d.quantity THEN 'partial_refunds' END
-        FROM (SELECT transaction_id, sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
-              FROM iap.google_partial_refunds
-              WHERE transaction_id IN (SELECT v.transaction_id
-                                       FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, quantity int)
-                                       WHERE v.quantity IS NOT NULL)
-              GROUP BY transaction_id) s
-        WHERE d.store = 'google' AND d.transaction_id = s.transaction_id AND d.revoked_at IS NULL
-          AND d.revoked_quantity < least(d.quantity, s.units)
+        SELECT iap.revoke_refunded_units(ARRAY(SELECT v.transaction_id
+                                               FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, quantity int)
+                                               WHERE v.quantity IS NOT NULL)) AS changed
         """
 
     /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units).
