@@ -25,6 +25,7 @@ struct RunCommand: AsyncParsableCommand {
             verifier: AppleVerifier(configuration: settings.apple, client: client),
             storeKit: settings.storeKit,
             googlePlay: settings.googlePlay,
+            trust: settings.trust,
             logger: logger
         )
         let group = ServiceGroup(

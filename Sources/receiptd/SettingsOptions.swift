@@ -50,6 +50,21 @@ struct SettingsOptions: ParsableArguments {
     var googlePubsubAudience: String?
     @Option(help: "The push subscription's service account (GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL).")
     var googlePubsubServiceAccountEmail: String?
+    @Option(help: "off or on: grant trusted players' orders while their store fails (RECEIPTD_PROVISIONAL).")
+    var provisional: String?
+    @Option(help: "trusted or untrusted: an App Store player's first level (RECEIPTD_TRUST_INITIAL_APPLE).")
+    var trustInitialApple: String?
+    @Option(help: "trusted or untrusted: a Google Play player's first level (RECEIPTD_TRUST_INITIAL_GOOGLE).")
+    var trustInitialGoogle: String?
+    @Option(help: "Paid orders in a row that restore trust (RECEIPTD_TRUST_RESTORE_AFTER).")
+    var trustRestoreAfter: String?
+    @Option(
+        help:
+            "How long a trusted player's order fails before a provisional grant, e.g. 30s (RECEIPTD_PROVISIONAL_AFTER)."
+    )
+    var provisionalAfter: String?
+    @Option(help: "Unconfirmed provisional grants per player (RECEIPTD_PROVISIONAL_LIMIT).")
+    var provisionalLimit: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -87,7 +102,10 @@ struct SettingsOptions: ParsableArguments {
             ("GOOGLE_PLAY_FINALIZE_OVERDUE", googlePlayFinalizeOverdue), ("GOOGLE_OIDC_CERTS_URL", googleOIDCCertsURL),
             ("GOOGLE_PUBSUB_AUDIENCE", googlePubsubAudience),
             ("GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL", googlePubsubServiceAccountEmail), ("RECEIPTD_SANDBOX", sandbox),
-            ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_CONCURRENCY", concurrency),
+            ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_PROVISIONAL", provisional),
+            ("RECEIPTD_TRUST_INITIAL_APPLE", trustInitialApple), ("RECEIPTD_TRUST_INITIAL_GOOGLE", trustInitialGoogle),
+            ("RECEIPTD_TRUST_RESTORE_AFTER", trustRestoreAfter), ("RECEIPTD_PROVISIONAL_AFTER", provisionalAfter),
+            ("RECEIPTD_PROVISIONAL_LIMIT", provisionalLimit), ("RECEIPTD_CONCURRENCY", concurrency),
             ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax),
             ("RECEIPTD_POLL_INTERVAL", pollInterval),

@@ -31,6 +31,13 @@ import Testing
         "cancel_order(text)": ["receiptd_operator"],
         "assign_payment(text, text)": ["receiptd_operator"],
         "purge_finished(interval, integer)": ["receiptd_worker"],
+        "lose_trust(text, text, text, text)": ["receiptd_worker"],
+        "apply_trust_rules()": [],
+        "distrust_foreign_sender()": [],
+        "set_trust_policy(boolean, boolean, integer)": ["receiptd_worker"],
+        "trust_of(text)": ["receiptd_operator"],
+        "set_trust(text, text, boolean, text)": ["receiptd_operator"],
+        "grant_provisional(interval, integer, text, text[])": ["receiptd_worker"],
     ]
 
     /// Each function of schema `iap`, as `name(argument types)`: two rows of one name are overloads.

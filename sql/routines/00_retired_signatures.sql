@@ -12,7 +12,7 @@
 --   change gets its old signature dropped HERE, in this file, which runs first, so that a database migrated
 --   by an older receiptd loses it. A drop stays as long as such databases may exist.
 -- - CREATE OR REPLACE VIEW can only append columns: a change to an existing column needs a DROP VIEW first.
--- - Nothing here grants EXECUTE: 08_roles_and_grants.sql revokes every function from PUBLIC and grants each
+-- - Nothing here grants EXECUTE: 09_roles_and_grants.sql revokes every function from PUBLIC and grants each
 --   to its roles.
 
 -- Old signatures, dropped before the files after this one create the current ones.
@@ -33,5 +33,15 @@ BEGIN
         WHERE oid = to_regprocedure('iap.owed_revocations(text)') AND 'revoked_quantity' = ANY (proargnames)
     ) THEN
         DROP FUNCTION iap.owed_revocations(text);
+    END IF;
+END $$;
+-- owed_deliveries before the trust levels (migration 12) added provisional: dropped the same way.
+DO $$
+BEGIN
+    IF to_regprocedure('iap.owed_deliveries(text)') IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_proc
+        WHERE oid = to_regprocedure('iap.owed_deliveries(text)') AND 'provisional' = ANY (proargnames)
+    ) THEN
+        DROP FUNCTION iap.owed_deliveries(text);
     END IF;
 END $$;

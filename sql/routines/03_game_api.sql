@@ -61,20 +61,32 @@ BEGIN
 END $$;
 
 -- What the game server asks for at the player's login: delivered goods it has not confirmed granting, oldest first.
+-- A provisional grant (iap.provisional_grants, a trusted player's order granted while its store fails) is owed
+-- as the row `provisional:<order_id>` with `provisional` true, until verification confirms it (the real ledger
+-- rows take its place) or refutes it (iap.owed_revocations hands it back).
 CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
-               delivered_at timestamptz)
+               delivered_at timestamptz, provisional boolean)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
-    SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at
-    FROM iap.deliveries d
-    -- A bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
-    WHERE d.user_id = owed_deliveries.user_id AND d.granted_at IS NULL AND d.revoked_at IS NULL
-    ORDER BY d.delivered_at, d.transaction_id
+    SELECT o.transaction_id, o.order_id, o.product_id, o.quantity, o.purchase_date, o.delivered_at, o.provisional
+    FROM (
+        SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at,
+               false AS provisional
+        FROM iap.deliveries d
+        -- A bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
+        WHERE d.user_id = owed_deliveries.user_id AND d.granted_at IS NULL AND d.revoked_at IS NULL
+        UNION ALL
+        SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, NULL, g.created_at, true
+        FROM iap.provisional_grants g
+        WHERE g.user_id = owed_deliveries.user_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
+    ) o
+    ORDER BY o.delivered_at, o.transaction_id
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
--- (0 the second time). It marks every delivered row of the order, also one delivered after the game read
--- owed_deliveries, which the game never saw: mark_granted(order_id, transaction_ids) marks only what was granted.
+-- (0 the second time), a provisional grant counting as one. It marks every delivered row of the order, also one
+-- delivered after the game read owed_deliveries, which the game never saw: mark_granted(order_id,
+-- transaction_ids) marks only what was granted.
 CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
@@ -91,7 +103,14 @@ BEGIN
     UPDATE iap.deliveries SET granted_at = now()
     WHERE order_id = mark_granted.order_id AND granted_at IS NULL;
     GET DIAGNOSTICS v_marked = ROW_COUNT;
-    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' THEN
+    UPDATE iap.provisional_grants SET granted_at = now()
+    WHERE order_id = mark_granted.order_id AND state = 'unconfirmed' AND granted_at IS NULL;
+    IF FOUND THEN
+        v_marked := v_marked + 1;
+    END IF;
+    IF (v_order.delivered_quantity > 0 OR EXISTS (
+            SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed'))
+       AND v_order.status <> 'finished' THEN
         UPDATE iap.orders SET status = 'finished' WHERE order_id = mark_granted.order_id;
     END IF;
     RETURN v_marked;
@@ -121,9 +140,21 @@ BEGIN
     WHERE order_id = mark_granted.order_id AND granted_at IS NULL
       AND transaction_id = ANY (mark_granted.transaction_ids);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
-    IF v_order.delivered_quantity > 0 AND v_order.status <> 'finished' AND NOT EXISTS (
+    -- A provisional grant is granted under its own id, 'provisional:<order_id>'.
+    UPDATE iap.provisional_grants SET granted_at = now()
+    WHERE order_id = mark_granted.order_id AND state = 'unconfirmed' AND granted_at IS NULL
+      AND 'provisional:' || mark_granted.order_id = ANY (mark_granted.transaction_ids);
+    IF FOUND THEN
+        v_marked := v_marked + 1;
+    END IF;
+    IF (v_order.delivered_quantity > 0 OR EXISTS (
+            SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed'))
+       AND v_order.status <> 'finished' AND NOT EXISTS (
         SELECT 1 FROM iap.deliveries
         WHERE order_id = mark_granted.order_id AND granted_at IS NULL AND revoked_at IS NULL
+    ) AND NOT EXISTS (
+        SELECT 1 FROM iap.provisional_grants g
+        WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
     ) THEN
         UPDATE iap.orders SET status = 'finished' WHERE order_id = mark_granted.order_id;
     END IF;

@@ -11,16 +11,24 @@ CREATE OR REPLACE FUNCTION iap.owed_revocations(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, revoked_at timestamptz,
                revocation_reason text, granted boolean, revocation_percentage int, revoked_quantity int)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
-    SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
-           d.granted_at IS NOT NULL, d.revocation_percentage,
-           (CASE WHEN d.revoked_at IS NOT NULL THEN d.quantity ELSE d.revoked_quantity END)
-               - d.revocation_handled_quantity
-    FROM iap.deliveries d
-    -- A bare user_id would name the column.
-    WHERE d.user_id = owed_revocations.user_id
-      AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
-           OR d.revoked_quantity > d.revocation_handled_quantity)
-    ORDER BY d.revoked_at NULLS LAST, d.transaction_id
+    SELECT r.* FROM (
+        SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
+               d.granted_at IS NOT NULL AS granted, d.revocation_percentage,
+               (CASE WHEN d.revoked_at IS NOT NULL THEN d.quantity ELSE d.revoked_quantity END)
+                   - d.revocation_handled_quantity AS revoked_quantity
+        FROM iap.deliveries d
+        -- A bare user_id would name the column.
+        WHERE d.user_id = owed_revocations.user_id
+          AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
+               OR d.revoked_quantity > d.revocation_handled_quantity)
+        UNION ALL
+        -- A provisional grant verification refuted (iap.provisional_grants): all of it is taken back.
+        SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.resolved_at,
+               'provisional_refuted', g.granted_at IS NOT NULL, NULL::int, g.quantity
+        FROM iap.provisional_grants g
+        WHERE g.user_id = owed_revocations.user_id AND g.state = 'refuted' AND g.revocation_handled_at IS NULL
+    ) r
+    ORDER BY r.revoked_at NULLS LAST, r.transaction_id
 $$;
 
 -- The game confirms it handled these revocations (all units owed so far): returns how many rows it newly marked
@@ -30,7 +38,8 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS 
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
 #variable_conflict use_column
 DECLARE
-    v_marked int;
+    v_marked      int;
+    v_provisional int;
 BEGIN
     IF mark_revocation_handled.transaction_ids IS NULL THEN
         RAISE EXCEPTION 'mark_revocation_handled: transaction_ids must not be null' USING ERRCODE = '22023';
@@ -41,7 +50,13 @@ BEGIN
     WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
       AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
-    RETURN v_marked;
+    -- A refuted provisional grant is handled under its own id, 'provisional:<order_id>'.
+    UPDATE iap.provisional_grants SET revocation_handled_at = now()
+    WHERE order_id = ANY (ARRAY(SELECT substr(t, 13) FROM unnest(mark_revocation_handled.transaction_ids) AS t
+                                WHERE t LIKE 'provisional:%'))
+      AND state = 'refuted' AND revocation_handled_at IS NULL;
+    GET DIAGNOSTICS v_provisional = ROW_COUNT;
+    RETURN v_marked + v_provisional;
 END $$;
 
 -- The player agreed (or no longer agrees) that receiptd answers Apple's consumption requests about their

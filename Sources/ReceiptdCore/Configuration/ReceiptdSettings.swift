@@ -10,6 +10,8 @@ package struct ReceiptdSettings: Sendable {
     package var storeKit = StoreKitConfiguration()
     /// Google Play.
     package var googlePlay = GooglePlayConfiguration()
+    /// Trust levels and provisional grants.
+    package var trust = TrustConfiguration()
     /// Daemon behaviour.
     package var daemon: ReceiptDaemon.Configuration
     /// Log level.
@@ -59,6 +61,7 @@ package struct ReceiptdSettings: Sendable {
         daemon.expectedBundleID = bundleID
         storeKit = try Self.storeKit(reader)
         googlePlay = try Self.googlePlay(reader)
+        trust = try Self.trust(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency =

@@ -31,6 +31,7 @@ package final class ReceiptDaemon: Service {
         verifier: AppleVerifier,
         storeKit: StoreKitConfiguration = StoreKitConfiguration(),
         googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
+        trust: TrustConfiguration = TrustConfiguration(),
         logger: Logger,
         metrics: ReceiptdMetrics = ReceiptdMetrics(),
         notificationVerifier: NotificationHistoryPoller.Verify? = nil
@@ -187,6 +188,16 @@ package final class ReceiptDaemon: Service {
                 processor: storeNotifications
             )
         )
+        // Trust levels: the settings the database's triggers apply, and provisional grants when they are on.
+        companions.append(
+            TrustKeeper(
+                queue: queue,
+                trust: trust,
+                receiptAPI: storeKit.receiptVerifier == .serverAPI ? .serverAPI : .verifyReceipt,
+                logger: logger,
+                metrics: metrics
+            )
+        )
         self.googleLookups = googleLookups
         self.storeNotifications = storeNotifications
         self.companions = companions
@@ -215,7 +226,8 @@ package final class ReceiptDaemon: Service {
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
     /// the consumption answers (`ConsumptionSender`) and the notification history catch-up
     /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`) and the
-    /// lookups Google's notifications need first (`GoogleNotificationLookup`). Run them in the same service group.
+    /// lookups Google's notifications need first (`GoogleNotificationLookup`) and the trust levels (`TrustKeeper`).
+    /// Run them in the same service group.
     package let companions: [any Service]
     /// Rung by the listener for each new store notification; the `NotificationProcessor` among `companions` waits on it.
     private let storeNotifications: Doorbell

@@ -31,6 +31,7 @@ package struct Migration: Sendable {
         Migration(version: 9, name: "paused_apis", bytes: PackageResources._009_paused_apis_sql),
         Migration(version: 10, name: "store_notifications", bytes: PackageResources._010_store_notifications_sql),
         Migration(version: 11, name: "google_notifications", bytes: PackageResources._011_google_notifications_sql),
+        Migration(version: 12, name: "trust_levels", bytes: PackageResources._012_trust_levels_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -23,6 +23,7 @@ package struct RoutineFile: Sendable {
         RoutineFile("05_views.sql", bytes: PackageResources._5_views_sql),
         RoutineFile("06_retention.sql", bytes: PackageResources._6_retention_sql),
         RoutineFile("07_notifications.sql", bytes: PackageResources._7_notifications_sql),
-        RoutineFile("08_roles_and_grants.sql", bytes: PackageResources._8_roles_and_grants_sql),
+        RoutineFile("08_trust.sql", bytes: PackageResources._8_trust_sql),
+        RoutineFile("09_roles_and_grants.sql", bytes: PackageResources._9_roles_and_grants_sql),
     ]
 }

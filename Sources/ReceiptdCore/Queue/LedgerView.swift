@@ -4,14 +4,18 @@ import Foundation
 /// updated as each plan is made, so that a later answer in the batch sees what earlier ones delivered.
 struct LedgerView {
     private var orders: [String: (user: String, snapshot: OrderSnapshot)] = [:]
-    private var delivered: Set<String>
+    /// Delivered transactions, each with the order it paid.
+    private var delivered: [String: String]
+    /// The same transactions, as the planner takes them.
+    private var deliveredIDs: Set<String>
     private var owners: [String: String]
     /// Orders that an earlier answer of the batch completed through a merged payment.
     private(set) var completed: Set<String> = []
 
-    init(orders: [(user: String, snapshot: OrderSnapshot)], delivered: Set<String>, owners: [String: String]) {
+    init(orders: [(user: String, snapshot: OrderSnapshot)], delivered: [String: String], owners: [String: String]) {
         for order in orders { self.orders[order.snapshot.orderID] = order }
         self.delivered = delivered
+        deliveredIDs = Set(delivered.keys)
         self.owners = owners
     }
 
@@ -27,20 +31,33 @@ struct LedgerView {
             for: answer.job.userID,
             order: own,
             otherOpenOrders: others,
-            alreadyDelivered: delivered,
+            alreadyDelivered: deliveredIDs,
             firstOwners: owners
         )
         for result in plan.orderResults {
             orders[result.orderID]?.snapshot.deliveredQuantity = result.deliveredQuantity
         }
-        delivered.formUnion(plan.deliveries.map(\.transactionID))
+        for delivery in plan.deliveries {
+            delivered[delivery.transactionID] = delivery.orderID
+            deliveredIDs.insert(delivery.transactionID)
+        }
         for delivery in plan.newOwners { owners[delivery.originalTransactionID] = answer.job.userID }
         completed.formUnion(plan.ordersCompletedElsewhere)
         return plan
     }
 
     /// Whether the ledger, or a plan of the batch so far, delivered `transactionID`.
-    func isDelivered(_ transactionID: String) -> Bool { delivered.contains(transactionID) }
+    func isDelivered(_ transactionID: String) -> Bool { delivered[transactionID] != nil }
+
+    /// The replay `answer` is, if any: an input that is by itself one transaction (a signed transaction or
+    /// transaction id, a purchase token), already delivered to another order. A receipt lists the player's
+    /// earlier purchases as a matter of course: it is never one.
+    func replay(in answer: VerifiedAnswer) -> DeliveryPlan.Replay? {
+        guard answer.job.kind != .receipt, answer.transactions.count == 1, let transaction = answer.transactions.first,
+            let order = delivered[transaction.transactionID], order != answer.job.order.orderID
+        else { return nil }
+        return DeliveryPlan.Replay(transactionID: transaction.transactionID, orderID: order)
+    }
 
     /// The product of an order the batch read.
     func productID(of orderID: String) -> String { orders[orderID]?.snapshot.productID ?? "" }

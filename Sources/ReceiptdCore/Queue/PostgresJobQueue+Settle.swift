@@ -81,7 +81,7 @@ extension PostgresJobQueue {
         FOR UPDATE
         """,
         delivered: """
-        SELECT transaction_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        SELECT transaction_id, order_id FROM iap.deliveries WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """,
         owners: """
         SELECT original_transaction_id, user_id FROM iap.transaction_owners
@@ -128,12 +128,17 @@ extension PostgresJobQueue {
         for answer in answers {
             // A job that is not ours any more, or whose order an earlier receipt of this batch completed
             // (that receipt's settle supersedes it), writes nothing.
-            guard running.contains(answer.job.id), !ledger.completed.contains(answer.job.order.orderID),
-                let plan = ledger.plan(answer, planner: planner)
-            else {
+            guard running.contains(answer.job.id), !ledger.completed.contains(answer.job.order.orderID) else {
                 results.append(Settlement(recording: .abandoned, plan: nil))
                 continue
             }
+            // Before the plan takes this answer's deliveries in: a replay is what was delivered before it.
+            let replay = ledger.replay(in: answer)
+            guard var plan = ledger.plan(answer, planner: planner) else {
+                results.append(Settlement(recording: .abandoned, plan: nil))
+                continue
+            }
+            plan.replay = replay
             results.append(Settlement(recording: .recorded(.succeeded), plan: plan))
             settled.append((answer, plan))
         }
@@ -187,6 +192,24 @@ extension PostgresJobQueue {
                                     ("user_id", .string(job.userID)),
                                     ("original_id", .string(foreign.originalTransactionID)),
                                     ("owner", .string(foreign.ownerUserID)),
+                                ]
+                            }
+                        )
+                    ]
+                )
+            )
+        }
+        let replays = settled.compactMap { answer, plan in plan.replay.map { (answer, $0) } }
+        if !replays.isEmpty {
+            writes.append(
+                SQLStatement(
+                    distrustReplays,
+                    [
+                        JSONText.rows(
+                            replays.map { answer, _ in
+                                [
+                                    ("user_id", .string(answer.job.userID)), ("store", .string(answer.store.rawValue)),
+                                    ("order_id", .string(answer.job.order.orderID)),
                                 ]
                             }
                         )
@@ -269,6 +292,12 @@ extension PostgresJobQueue {
         WHERE to_timestamp(u.purchase_ms / 1000.0)
               >= coalesce($2::timestamptz, (SELECT applied_at FROM iap.schema_migrations WHERE version = 1), '-infinity')
         ON CONFLICT (transaction_id) DO NOTHING
+        """
+
+    /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
+    static let distrustReplays = """
+        SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)
+        FROM jsonb_to_recordset($1::jsonb) AS r(user_id text, store text, order_id text)
         """
 
     /// Tells game servers listening on `iap_verified` which orders just received goods: one JSON payload each.
@@ -375,6 +404,12 @@ extension PostgresJobQueue {
                         + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(
                             separator: ", "
                         )
+                )
+            }
+            if let replay = plan.replay {
+                flags.append(
+                    "transaction \(replay.transactionID) is already delivered to order \(replay.orderID): "
+                        + "a replayed input, it pays nothing here and costs the sender the store's trust"
                 )
             }
             if !plan.refusedWithoutToken.isEmpty {

@@ -4,8 +4,8 @@ struct SettleReading {
     var orders: [(user: String, snapshot: OrderSnapshot)]
     /// The batch's jobs that are still `running` under this daemon, locked.
     var runningJobs: Set<Int64>
-    /// The batch's transactions already in the ledger.
-    var delivered: Set<String>
+    /// The batch's transactions already in the ledger, each with the order it paid.
+    var delivered: [String: String]
     /// The first owner (user) of each original transaction the batch carries that has one.
     var owners: [String: String]
     /// The batch's transactions a store reported revoked (`iap.revoked_transactions`), by store.
@@ -19,7 +19,10 @@ struct SettleReading {
         let (orderRows, jobRows, deliveredRows, ownerRows) = (results[1], results[2], results[3], results[4])
         orders = try orderRows.namedRows.map { row in (try row.string("user_id"), try OrderSnapshot(row)) }
         runningJobs = Set(try jobRows.namedRows.map { Int64(try $0.int("id")) })
-        delivered = Set(try deliveredRows.namedRows.map { try $0.string("transaction_id") })
+        delivered = Dictionary(
+            try deliveredRows.namedRows.map { (try $0.string("transaction_id"), try $0.string("order_id")) },
+            uniquingKeysWith: { first, _ in first }
+        )
         owners = Dictionary(
             try ownerRows.namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
             uniquingKeysWith: { first, _ in first }

@@ -46,6 +46,18 @@ package struct DeliveryPlan: Sendable, Equatable {
     /// account token (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`): `last_error` says so.
     package var refusedWithoutToken: [VerifiedPurchase] = []
 
+    /// An input that is by itself one transaction already delivered to another order: a replay, which pays
+    /// nothing and costs its sender the store's trust. Set by the settle, which knows the ledger's orders.
+    package var replay: Replay? = nil
+
+    /// A replayed transaction and the order the ledger delivered it to.
+    package struct Replay: Sendable, Equatable {
+        /// The ledger id.
+        package var transactionID: String
+        /// The order it was delivered to.
+        package var orderID: String
+    }
+
     /// Orders other than the job's that this plan makes `full`; their active jobs are closed as superseded.
     package var ordersCompletedElsewhere: [String] {
         orderResults.dropFirst().filter { $0.outcome == .full }.map(\.orderID)

@@ -17,4 +17,14 @@ package enum ErrorClass: String, Sendable, Codable, CaseIterable {
     case recording
     /// A terminal answer: the order is `invalid`.
     case rejected
+
+    /// Whether the store, not the input or receiptd, failed: a trusted player's order waiting on such failures
+    /// may be granted provisionally. A malformed receipt (21002) is the input's doing; credentials and recording
+    /// are receiptd's.
+    package var isStoreOutage: Bool {
+        switch self {
+        case .transport, .http, .garbled, .appleStatus: true
+        case .malformed, .credentials, .recording, .rejected: false
+        }
+    }
 }

@@ -62,6 +62,12 @@ BEGIN
         -- A ONE_TIME_PRODUCT_PURCHASED an order matches is enqueued as a client's token would be.
         GRANT EXECUTE ON FUNCTION iap.enqueue_notified_google_purchase(text, text) TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.revoke_refunded_units(text[]) TO receiptd_worker;
+        -- Trust levels: the triggers of 08_trust.sql run as the daemon, and write these; the daemon grants
+        -- provisionally, reports replays, and writes its trust settings.
+        GRANT SELECT, INSERT, UPDATE ON iap.user_trust, iap.provisional_grants TO receiptd_worker;
+        GRANT SELECT ON iap.trust_policy TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.grant_provisional(interval, int, text, text[]), iap.lose_trust(text, text, text, text),
+            iap.set_trust_policy(boolean, boolean, int) TO receiptd_worker;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_app;
@@ -87,8 +93,9 @@ BEGIN
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
-            iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds TO receiptd_operator;
-        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text)
-            TO receiptd_operator;
+            iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
+            iap.trust_policy, iap.provisional_grants TO receiptd_operator;
+        GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
+            iap.trust_of(text), iap.set_trust(text, text, boolean, text) TO receiptd_operator;
     END IF;
 END $$;

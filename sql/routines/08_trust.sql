@@ -1,0 +1,259 @@
+-- Seed 004's trust levels and the provisional grants they allow. The rules live here, in triggers on the tables
+-- every verification writes, so that each path that ends an order (a settle, a rejection, the last failed
+-- attempt, an operator's assignment) applies them in its own transaction:
+-- - a player loses a store's trust at once when an order of theirs in it ends `invalid`, when an input of theirs
+--   carries a purchase first delivered to another user (iap.foreign_transactions), when an input that is by
+--   itself one transaction is already in the ledger for another order (a replay; the settle reports it), or
+--   when a provisional grant of theirs is refuted;
+-- - an untrusted player regains it after trust_policy.restore_after orders in a row end paid; an order that
+--   ends `unmatched` or `no_in_app` breaks the row, one that `failed` (the store could not be asked) does not;
+-- - a provisional grant is confirmed when units are delivered to its order, and refuted when the order ends
+--   unpaid (`invalid`, `unmatched`, `no_in_app`, or `failed` after the last attempt).
+
+-- The player loses the store's trust now, for `reason` (invalid, foreign_transaction, replay,
+-- provisional_refuted) found in `order_id`: untrusted, and the streak starts again from nothing.
+CREATE OR REPLACE FUNCTION iap.lose_trust(user_id text, store text, reason text, order_id text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+BEGIN
+    INSERT INTO iap.user_trust (user_id, store, trusted, streak, changed_at, reason, order_id)
+    VALUES (lose_trust.user_id, lose_trust.store, false, 0, now(), lose_trust.reason, lose_trust.order_id)
+    ON CONFLICT (user_id, store) DO UPDATE
+    SET trusted = false, streak = 0, changed_at = now(), reason = excluded.reason, order_id = excluded.order_id;
+END $$;
+
+-- What the triggers below apply: the orders whose verification wrote an outcome in one statement, taken
+-- together (a settle ends a batch of orders in one statement). Only the orders that concern a rule are looked
+-- at one by one: those with an unconfirmed provisional grant, those ending `invalid`, and untrusted players'.
+CREATE OR REPLACE FUNCTION iap.apply_trust_rules() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    r record;
+BEGIN
+    FOR r IN
+        WITH ended AS (
+            SELECT n.order_id, n.user_id, n.outcome, n.delivered_quantity,
+                   n.delivered_quantity > o.delivered_quantity AS paid
+            FROM new_orders n JOIN old_orders o ON o.order_id = n.order_id
+            WHERE n.outcome IS NOT NULL
+              AND (n.outcome_at IS DISTINCT FROM o.outcome_at OR n.outcome IS DISTINCT FROM o.outcome
+                   OR n.delivered_quantity <> o.delivered_quantity)
+        )
+        SELECT e.*, s.store, t.trusted AS recorded, p.restore_after,
+               coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+                   AS trusted,
+               g.store AS grant_store, g.granted_at AS grant_granted_at
+        FROM ended e
+        CROSS JOIN iap.trust_policy p
+        -- The store the order is verified in: its newest job's, else its newest ledger row's (an operator's
+        -- assignment to an order without a job). Inline: the daemon's role may run no helper function.
+        CROSS JOIN LATERAL (
+            SELECT coalesce(
+                (SELECT CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END FROM iap.jobs j
+                 WHERE j.order_id = e.order_id ORDER BY j.id DESC LIMIT 1),
+                (SELECT d.store FROM iap.deliveries d WHERE d.order_id = e.order_id
+                 ORDER BY d.delivered_at DESC LIMIT 1),
+                'apple') AS store
+        ) s
+        LEFT JOIN iap.user_trust t ON t.user_id = e.user_id AND t.store = s.store
+        LEFT JOIN iap.provisional_grants g ON g.order_id = e.order_id AND g.state = 'unconfirmed'
+        WHERE g.order_id IS NOT NULL OR e.outcome = 'invalid'
+           OR NOT coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+        ORDER BY e.order_id
+    LOOP
+        IF r.grant_store IS NOT NULL AND r.paid THEN
+            -- Confirmed: the ledger now holds what paid the order. Units the game granted provisionally are
+            -- the units of the real rows: they are marked granted, so nothing is owed twice.
+            UPDATE iap.provisional_grants SET state = 'confirmed', resolved_at = now() WHERE order_id = r.order_id;
+            IF r.grant_granted_at IS NOT NULL THEN
+                UPDATE iap.deliveries SET granted_at = r.grant_granted_at
+                WHERE order_id = r.order_id AND granted_at IS NULL AND revoked_at IS NULL;
+                UPDATE iap.orders SET status = 'finished'
+                WHERE order_id = r.order_id AND status <> 'finished' AND NOT EXISTS (
+                    SELECT 1 FROM iap.deliveries d
+                    WHERE d.order_id = r.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL);
+            END IF;
+        ELSIF r.grant_store IS NOT NULL AND r.delivered_quantity = 0
+              AND r.outcome IN ('invalid', 'unmatched', 'no_in_app', 'failed') THEN
+            -- Refuted: handed back to the game through owed_revocations, and the player loses trust.
+            UPDATE iap.provisional_grants SET state = 'refuted', resolved_at = now(), refuted_by = r.outcome
+            WHERE order_id = r.order_id;
+            IF r.grant_granted_at IS NULL THEN
+                -- Never granted: the order waits unpaid again, as it would have without the grant.
+                UPDATE iap.orders SET status = 'pending' WHERE order_id = r.order_id AND status = 'verified';
+            END IF;
+            PERFORM pg_notify('iap_revoked', json_build_object(
+                'order_id', r.order_id, 'user_id', r.user_id, 'transaction_id', 'provisional:' || r.order_id)::text);
+            PERFORM iap.lose_trust(r.user_id, r.grant_store, 'provisional_refuted', r.order_id);
+            CONTINUE;
+        END IF;
+        IF r.outcome = 'invalid' THEN
+            PERFORM iap.lose_trust(r.user_id, r.store, 'invalid', r.order_id);
+        ELSIF r.paid AND NOT r.trusted THEN
+            -- One more order verified in a row; the last one needed restores trust. The row's own streak is
+            -- read under its lock, so two orders of one player in one statement count twice.
+            INSERT INTO iap.user_trust AS t (user_id, store, trusted, streak, changed_at, reason, order_id)
+            VALUES (r.user_id, r.store, r.restore_after <= 1, CASE WHEN r.restore_after <= 1 THEN 0 ELSE 1 END,
+                    now(), CASE WHEN r.restore_after <= 1 THEN 'restored' ELSE 'initial' END, r.order_id)
+            ON CONFLICT (user_id, store) DO UPDATE
+            SET trusted = t.streak + 1 >= r.restore_after,
+                streak = CASE WHEN t.streak + 1 >= r.restore_after THEN 0 ELSE t.streak + 1 END,
+                changed_at = CASE WHEN t.streak + 1 >= r.restore_after THEN now() ELSE t.changed_at END,
+                reason = CASE WHEN t.streak + 1 >= r.restore_after THEN 'restored' ELSE t.reason END,
+                order_id = CASE WHEN t.streak + 1 >= r.restore_after THEN r.order_id ELSE t.order_id END
+            WHERE NOT t.trusted;
+        ELSIF NOT r.paid AND r.delivered_quantity = 0 AND r.outcome IN ('unmatched', 'no_in_app') THEN
+            -- Not in a row any more.
+            UPDATE iap.user_trust SET streak = 0
+            WHERE user_id = r.user_id AND store = r.store AND NOT trusted AND streak > 0;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER orders_trust
+AFTER UPDATE ON iap.orders
+REFERENCING OLD TABLE AS old_orders NEW TABLE AS new_orders
+FOR EACH STATEMENT EXECUTE FUNCTION iap.apply_trust_rules();
+
+-- An input carried a purchase first delivered to another user: its sender loses that store's trust.
+CREATE OR REPLACE FUNCTION iap.distrust_foreign_sender() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    PERFORM iap.lose_trust(NEW.user_id,
+        coalesce((SELECT CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END
+                  FROM iap.jobs j WHERE j.id = NEW.job_id), 'apple'),
+        'foreign_transaction', NEW.order_id);
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER foreign_transactions_distrust
+AFTER INSERT ON iap.foreign_transactions
+FOR EACH ROW EXECUTE FUNCTION iap.distrust_foreign_sender();
+
+-- Each `receiptd run` writes its trust settings at start; the last daemon started wins.
+CREATE OR REPLACE FUNCTION iap.set_trust_policy(initial_apple boolean, initial_google boolean, restore_after int)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+BEGIN
+    UPDATE iap.trust_policy
+    SET initial_apple = set_trust_policy.initial_apple, initial_google = set_trust_policy.initial_google,
+        restore_after = set_trust_policy.restore_after, updated_at = now()
+    WHERE (initial_apple, initial_google, restore_after)
+          IS DISTINCT FROM (set_trust_policy.initial_apple, set_trust_policy.initial_google,
+                            set_trust_policy.restore_after);
+END $$;
+
+-- A player's level in both stores, as the rules see it: the recorded row, or the store's initial level
+-- (`recorded` false, streak 0, no reason).
+CREATE OR REPLACE FUNCTION iap.trust_of(user_id text)
+RETURNS TABLE (store text, trusted boolean, streak int, changed_at timestamptz, reason text, order_id text,
+               recorded boolean, unconfirmed_grants int)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT s.store,
+           coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END),
+           coalesce(t.streak, 0), t.changed_at, t.reason, t.order_id, t.user_id IS NOT NULL,
+           (SELECT count(*)::int FROM iap.provisional_grants g
+            WHERE g.user_id = trust_of.user_id AND g.store = s.store AND g.state = 'unconfirmed')
+    FROM (VALUES ('apple'), ('google')) AS s (store)
+    CROSS JOIN iap.trust_policy p
+    LEFT JOIN iap.user_trust t ON t.user_id = trust_of.user_id AND t.store = s.store
+    ORDER BY s.store
+$$;
+
+-- An operator sets a player's level in one store; `actor` (the operator's name) is recorded as the reason.
+-- Setting trusted clears the streak; setting untrusted starts it again.
+CREATE OR REPLACE FUNCTION iap.set_trust(user_id text, store text, trusted boolean, actor text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+BEGIN
+    PERFORM iap.check_identifier('set_trust', 'user_id', set_trust.user_id);
+    IF set_trust.store IS NULL OR set_trust.store NOT IN ('apple', 'google') THEN
+        RAISE EXCEPTION 'set_trust: store must be apple or google, not %', set_trust.store USING ERRCODE = '22023';
+    END IF;
+    IF set_trust.trusted IS NULL THEN
+        RAISE EXCEPTION 'set_trust: trusted must be true or false, not null' USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.user_trust (user_id, store, trusted, streak, changed_at, reason, order_id)
+    VALUES (set_trust.user_id, set_trust.store, set_trust.trusted, 0, now(),
+            'operator: ' || coalesce(nullif(set_trust.actor, ''), session_user), NULL)
+    ON CONFLICT (user_id, store) DO UPDATE
+    SET trusted = excluded.trusted, streak = 0, changed_at = now(), reason = excluded.reason, order_id = NULL;
+END $$;
+
+-- Grants provisionally the orders of trusted players whose verification the store holds up: the job has failed
+-- with one of `outage_classes` (the error classes that mean the store, not the input, failed) since its input
+-- arrived more than `failing_for` ago, or the API it needs is paused by a living daemon's circuit breaker. A signed
+-- transaction is verified offline and never waits for a store. At most `per_user_limit` unconfirmed grants per
+-- player. `receipt_api` is the API receipts go to (RECEIPTD_RECEIPT_VERIFIER). One granter at a time: the limit
+-- holds across daemons. Returns what it granted; each order becomes verified and game servers are told on
+-- iap_verified, as for a delivery.
+CREATE OR REPLACE FUNCTION iap.grant_provisional(
+    failing_for interval, per_user_limit int, receipt_api text, outage_classes text[]
+) RETURNS TABLE (order_id text, user_id text, store text, product_id text, quantity int, cause text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_paused text[];
+    v_grant  record;
+BEGIN
+    IF NOT pg_try_advisory_xact_lock(hashtext('iap.grant_provisional')) THEN
+        RETURN;
+    END IF;
+    v_paused := ARRAY(SELECT DISTINCT unnest(d.paused_apis) FROM iap.daemons d
+                      WHERE d.heartbeat_at > now() - interval '60 seconds');
+    FOR v_grant IN
+    WITH waiting AS (
+        SELECT j.id AS job_id, o.order_id, o.user_id, o.product_id, o.quantity, j.created_at,
+               CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END AS store,
+               CASE WHEN (CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
+                                      WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END) = ANY (v_paused)
+                    THEN 'breaker_open' ELSE 'store_failing' END AS cause
+        FROM iap.jobs j
+        JOIN iap.orders o ON o.order_id = j.order_id
+        WHERE j.state IN ('pending', 'running')
+          AND NOT (j.kind = 'transaction' AND j.receipt_data !~ '^[0-9]+$')
+          AND o.delivered_quantity = 0 AND o.status = 'pending'
+          AND NOT EXISTS (SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = o.order_id)
+          AND ((CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
+                            WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END) = ANY (v_paused)
+               OR (j.created_at <= now() - grant_provisional.failing_for
+                   AND split_part(j.last_error, ':', 1) = ANY (grant_provisional.outage_classes)))
+    ), trusted AS (
+        SELECT w.*,
+               row_number() OVER (PARTITION BY w.user_id ORDER BY w.created_at, w.order_id) AS place,
+               (SELECT count(*) FROM iap.provisional_grants g
+                WHERE g.user_id = w.user_id AND g.state = 'unconfirmed') AS unconfirmed
+        FROM waiting w
+        CROSS JOIN iap.trust_policy p
+        LEFT JOIN iap.user_trust t ON t.user_id = w.user_id AND t.store = w.store
+        WHERE coalesce(t.trusted, CASE w.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+    ), locked AS (
+        -- An order a settle holds is being verified right now: it is left to that settle.
+        SELECT t.* FROM trusted t JOIN iap.orders o ON o.order_id = t.order_id
+        WHERE t.unconfirmed + t.place <= grant_provisional.per_user_limit
+          AND o.delivered_quantity = 0 AND o.status = 'pending'
+        FOR UPDATE OF o SKIP LOCKED
+    )
+        INSERT INTO iap.provisional_grants AS g (order_id, user_id, store, product_id, quantity, job_id, cause)
+        SELECT l.order_id, l.user_id, l.store, l.product_id, l.quantity, l.job_id, l.cause FROM locked l
+        ON CONFLICT DO NOTHING
+        RETURNING g.order_id, g.user_id, g.store, g.product_id, g.quantity, g.cause
+    LOOP
+        UPDATE iap.orders SET status = 'verified' WHERE order_id = v_grant.order_id;
+        PERFORM pg_notify('iap_verified', json_build_object(
+            'order_id', v_grant.order_id, 'user_id', v_grant.user_id, 'provisional', true)::text);
+        order_id := v_grant.order_id;
+        user_id := v_grant.user_id;
+        store := v_grant.store;
+        product_id := v_grant.product_id;
+        quantity := v_grant.quantity;
+        cause := v_grant.cause;
+        RETURN NEXT;
+    END LOOP;
+END $$;
