@@ -149,6 +149,36 @@ import Testing
         }
     }
 
+    /// A grant of two units the game took, confirmed by a payment of one (`partial`): the unit paid later is one
+    /// the game already gave, so it is not owed again (the base owed it a second time).
+    @Test func theRestOfAPartlyPaidGrantTheGameTookIsNotOwedAgain() async throws {
+        try await Fixture.with { f in
+            f.standIn.setOutage(true)
+            try await f.enqueue("part-1", user: "pat", receipt: Receipts.paying("7901"), quantity: 2)
+            try await f.withDaemons(settings: f.provisionalSettings()) { _ in
+                try await f.waitForGrant("part-1")
+                #expect(try await f.owed("pat") == ["provisional:part-1:true"])
+                #expect(try await f.value("SELECT iap.mark_granted('part-1', ARRAY['provisional:part-1'])") == "1")
+                f.standIn.setOutage(false)
+                try await f.waitForGrant("part-1", state: "confirmed")
+                try await f.waitUntilSettled()
+                #expect(try await f.order("part-1")["outcome"] == "partial")
+                #expect(try await f.owed("pat") == [])
+                try await f.enqueue("part-1", user: "pat", receipt: Receipts.paying("7901", "7902"), quantity: 2)
+                try await f.waitUntilSettled()
+            }
+            #expect(try await f.order("part-1")["outcome"] == "full")
+            #expect(try await f.owed("pat") == [])
+            #expect(try await f.status("part-1") == "finished")
+            #expect(
+                try await f.value(
+                    "SELECT count(*) FROM iap.deliveries WHERE order_id = 'part-1' AND granted_at IS NOT NULL"
+                )
+                    == "2"
+            )
+        }
+    }
+
     /// A forged receipt (Apple's 21003 once the outage is over) and a receipt of another app, both granted
     /// provisionally, are refuted: the revocation is owed as `provisional:<order>` (`provisional_refuted`),
     /// game servers hear it on iap_revoked, the player is untrusted, and their next order in an outage waits.
