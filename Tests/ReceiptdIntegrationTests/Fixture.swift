@@ -93,6 +93,7 @@ struct Fixture: Sendable {
                 verifier: AppleVerifier(configuration: settings.apple, client: client),
                 storeKit: settings.storeKit,
                 googlePlay: settings.googlePlay,
+                trust: settings.trust,
                 logger: logger,
                 metrics: metrics,
                 notificationVerifier: notificationVerifier

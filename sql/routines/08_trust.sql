@@ -43,7 +43,7 @@ BEGIN
         SELECT e.*, s.store, t.trusted AS recorded, p.restore_after,
                coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
                    AS trusted,
-               g.store AS grant_store, g.granted_at AS grant_granted_at
+               g.store AS grant_store, g.granted_at AS grant_granted_at, c.granted_at AS confirmed_granted_at
         FROM ended e
         CROSS JOIN iap.trust_policy p
         -- The store the order is verified in: its newest job's, else its newest ledger row's (an operator's
@@ -58,10 +58,23 @@ BEGIN
         ) s
         LEFT JOIN iap.user_trust t ON t.user_id = e.user_id AND t.store = s.store
         LEFT JOIN iap.provisional_grants g ON g.order_id = e.order_id AND g.state = 'unconfirmed'
-        WHERE g.order_id IS NOT NULL OR e.outcome = 'invalid'
+        -- A grant the game took and a partial payment confirmed: the units paid later were granted with it.
+        LEFT JOIN iap.provisional_grants c
+            ON c.order_id = e.order_id AND c.state = 'confirmed' AND c.granted_at IS NOT NULL AND e.paid
+        WHERE g.order_id IS NOT NULL OR c.order_id IS NOT NULL OR e.outcome = 'invalid'
            OR NOT coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
         ORDER BY e.order_id
     LOOP
+        IF r.confirmed_granted_at IS NOT NULL THEN
+            -- The game granted the whole order provisionally; a partial payment confirmed it, and this one pays
+            -- the rest: those units are the ones the game already gave, so they are not owed again.
+            UPDATE iap.deliveries SET granted_at = r.confirmed_granted_at
+            WHERE order_id = r.order_id AND granted_at IS NULL AND revoked_at IS NULL;
+            UPDATE iap.orders SET status = 'finished'
+            WHERE order_id = r.order_id AND status <> 'finished' AND NOT EXISTS (
+                SELECT 1 FROM iap.deliveries d
+                WHERE d.order_id = r.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL);
+        END IF;
         IF r.grant_store IS NOT NULL AND r.paid THEN
             -- Confirmed: the ledger now holds what paid the order. Units the game granted provisionally are
             -- the units of the real rows: they are marked granted, so nothing is owed twice.
