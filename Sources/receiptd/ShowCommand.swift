@@ -20,7 +20,7 @@ struct ShowCommand: OperatorCommand {
     /// The order's facts, then tables of jobs, attempts, deliveries and store notifications, for people.
     static func text(_ detail: OrderDetail) -> String {
         let order = detail.order
-        let facts: [(String, String?)] =
+        var facts: [(String, String?)] =
             [
                 ("order", order.orderID), ("user", order.userID), ("product", order.productID),
                 ("quantity", "\(order.quantity), delivered \(order.deliveredQuantity)"),
@@ -31,14 +31,14 @@ struct ShowCommand: OperatorCommand {
                 ),
                 ("created", order.createdAt),
             ]
-            + (detail.provisionalGrant.map { grant in
-                [
-                    (
-                        "provisional",
-                        "\(grant.state.rawValue) (\(grant.cause.rawValue)): \(Self.provisionalSummary(grant))"
-                    )
-                ]
-            } ?? [])
+        if let grant = detail.provisionalGrant {
+            facts.append(
+                (
+                    "grant",
+                    "provisional, \(grant.state.rawValue) (\(grant.cause.rawValue)): \(provisionalSummary(grant))"
+                )
+            )
+        }
         let header = facts.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + ($0.1 ?? "-").terminalSafe }
             .joined(separator: "\n")
         let jobs = TextTable(

@@ -33,13 +33,13 @@ struct TrustCommand: OperatorCommand {
 
     func run() async throws {
         if let level, let store {
-            try await perform({ [user] in
-                try await $0.setTrust(of: user, store: store, to: level, actor: ProcessInfo.processInfo.userName)
-            }) { trust in
-                "Trust of \(user.terminalSafe) in \(store.rawValue) set to \(level.rawValue).\n\n" + Self.text([trust])
+            try await perform({
+                [try await $0.setTrust(of: user, store: store, to: level, actor: ProcessInfo.processInfo.userName)]
+            }) { levels in
+                "Trust of \(user.terminalSafe) in \(store.rawValue) set to \(level.rawValue).\n\n" + Self.text(levels)
             }
         } else {
-            try await perform({ [user, store] in try await $0.trust(of: user, store: store) }, text: Self.text)
+            try await perform({ try await $0.trust(of: user, store: store) }, text: Self.text)
         }
     }
 
