@@ -13,7 +13,7 @@ struct Receiptd: AsyncParsableCommand {
             StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self,
             EnqueueCommand.self,
             UnclaimedCommand.self, AssignCommand.self,
-            NotificationsCommand.self,
+            NotificationsCommand.self, TrustCommand.self,
             ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self,
         ]
     )

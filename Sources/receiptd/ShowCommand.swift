@@ -20,16 +20,25 @@ struct ShowCommand: OperatorCommand {
     /// The order's facts, then tables of jobs, attempts, deliveries and store notifications, for people.
     static func text(_ detail: OrderDetail) -> String {
         let order = detail.order
-        let facts: [(String, String?)] = [
-            ("order", order.orderID), ("user", order.userID), ("product", order.productID),
-            ("quantity", "\(order.quantity), delivered \(order.deliveredQuantity)"),
-            (
-                "outcome",
-                order.outcome.map { outcome in order.outcomeAt.map { "\(outcome) at \($0)" } ?? outcome }
-                    ?? "not settled"
-            ),
-            ("created", order.createdAt),
-        ]
+        var facts: [(String, String?)] =
+            [
+                ("order", order.orderID), ("user", order.userID), ("product", order.productID),
+                ("quantity", "\(order.quantity), delivered \(order.deliveredQuantity)"),
+                (
+                    "outcome",
+                    order.outcome.map { outcome in order.outcomeAt.map { "\(outcome) at \($0)" } ?? outcome }
+                        ?? "not settled"
+                ),
+                ("created", order.createdAt),
+            ]
+        if let grant = detail.provisionalGrant {
+            facts.append(
+                (
+                    "grant",
+                    "provisional, \(grant.state.rawValue) (\(grant.cause.rawValue)): \(provisionalSummary(grant))"
+                )
+            )
+        }
         let header = facts.map { $0.0.padding(toLength: 10, withPad: " ", startingAt: 0) + ($0.1 ?? "-").terminalSafe }
             .joined(separator: "\n")
         let jobs = TextTable(
@@ -95,7 +104,40 @@ struct ShowCommand: OperatorCommand {
                         ]
                     }
                 ).render()
-        return [header, "Jobs:\n" + jobs, attemptTable, deliveries, notifications].joined(separator: "\n\n")
+        let grant = detail.provisionalGrant.map { grant in
+            "Provisional grant:\n"
+                + TextTable(
+                    headers: [
+                        "STATE", "CAUSE", "PRODUCT", "QTY", "JOB", "CREATED", "GRANTED BY GAME", "RESOLVED",
+                        "REFUTED BY",
+                        "REVOCATION HANDLED",
+                    ],
+                    rows: [
+                        [
+                            grant.state.rawValue, grant.cause.rawValue, grant.productID, String(grant.quantity),
+                            grant.jobID.map(String.init), grant.createdAt, grant.grantedAt, grant.resolvedAt,
+                            grant.refutedBy, grant.revocationHandledAt,
+                        ]
+                    ]
+                ).render()
+        }
+        return ([header, "Jobs:\n" + jobs, attemptTable, deliveries] + (grant.map { [$0] } ?? []) + [notifications])
+            .joined(separator: "\n\n")
+    }
+
+    /// What a provisional grant means for the game now, for people.
+    static func provisionalSummary(_ grant: OrderDetail.ProvisionalGrant) -> String {
+        switch grant.state {
+        case .unconfirmed:
+            "granted before verification ended, "
+                + (grant.grantedAt == nil ? "not yet granted by the game" : "granted by the game")
+        case .confirmed: "a transaction paid the order; nothing is owed twice"
+        case .refuted:
+            "verification ended \(grant.refutedBy ?? "unpaid")"
+                + (grant.grantedAt == nil ? ", the game had not granted it" : "")
+                + (grant.revocationHandledAt == nil
+                    ? "; revocation owed (iap.owed_revocations, provisional_refuted)" : "; revocation handled")
+        }
     }
 
     /// Units revoked, for people: `2 of 5` (with how many the game handled), `-` when none is.

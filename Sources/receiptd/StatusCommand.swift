@@ -6,7 +6,7 @@ struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts and recent failures."
+            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users and recent failures."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -163,6 +163,17 @@ struct StatusCommand: OperatorCommand {
             "Suspicious receipts in the last 24 h: \(status.suspiciousReceipts)"
                 + (status.suspiciousReceipts > 0
                     ? " (purchases first delivered to another user; see iap.suspicious_receipts)" : "")
+        )
+        let grants = status.provisionalGrants
+        sections.append(
+            "Provisional grants: \(grants.unconfirmed) unconfirmed; in the last 24 h \(grants.confirmedLastDay) "
+                + "confirmed, \(grants.refutedLastDay) refuted"
+                + (grants.refutedLastDay > 0
+                    ? " (refuted grants are owed back: see iap.owed_revocations, reason provisional_refuted)" : "")
+        )
+        sections.append(
+            "Untrusted users: apple \(status.untrustedUsers.apple), google \(status.untrustedUsers.google)"
+                + " (recorded levels; see `receiptd trust USER`)"
         )
         sections.append(
             "Failures in the last 24 h: \(status.recentFailures)"

@@ -72,7 +72,16 @@ extension OperatorQueries {
                     """,
                     [orderID]
                 )
-                return (order, jobs, attempts, deliveries, notifications)
+                let grant = try session.execute(
+                    """
+                    SELECT state, cause, product_id, quantity, job_id, \(Self.utc("created_at")) AS created_at,
+                           \(Self.utc("granted_at")) AS granted_at, \(Self.utc("resolved_at")) AS resolved_at,
+                           refuted_by::text AS refuted_by, \(Self.utc("revocation_handled_at")) AS revocation_handled_at
+                    FROM iap.provisional_grants WHERE order_id = $1
+                    """,
+                    [orderID]
+                )
+                return (order, jobs, attempts, deliveries, notifications, grant)
             }
         }
         guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(argument)") }
@@ -84,7 +93,8 @@ extension OperatorQueries {
                 return try OrderDetail.Job(row: job, attemptLog: log)
             },
             deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)),
-            notifications: try rows.4.namedRows.map(NotificationSummary.init(row:))
+            notifications: try rows.4.namedRows.map(NotificationSummary.init(row:)),
+            provisionalGrant: try rows.5.namedRows.first.map(OrderDetail.ProvisionalGrant.init(row:))
         )
     }
 }

@@ -131,6 +131,9 @@ package struct OperatorQueries: Sendable {
                     GROUP BY s.status ORDER BY s.status
                     """
                 )
+                let trust =
+                    try session.execute(TrustFigures.query).namedRows.first.map(TrustFigures.init(row:))
+                    ?? TrustFigures()
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
                     outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
@@ -177,7 +180,9 @@ package struct OperatorQueries: Sendable {
                     lastGoogleTestNotification: notifications.first?["google_test"],
                     unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
-                    consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0
+                    consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0,
+                    provisionalGrants: trust.provisionalGrants,
+                    untrustedUsers: trust.untrustedUsers
                 )
             }
         }

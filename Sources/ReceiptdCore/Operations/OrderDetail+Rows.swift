@@ -72,3 +72,26 @@ extension OrderDetail.Delivery {
         )
     }
 }
+
+extension OrderDetail.ProvisionalGrant {
+    /// Reads an `iap.provisional_grants` row.
+    init(row: QueryResult.Row) throws {
+        guard let state = ProvisionalGrantState(rawValue: try row.string("state")),
+            let cause = ProvisionalGrantCause(rawValue: try row.string("cause"))
+        else {
+            throw PostgresError(kind: .query, message: "provisional_grants: unknown state or cause")
+        }
+        self.init(
+            state: state,
+            cause: cause,
+            productID: try row.string("product_id"),
+            quantity: try row.int("quantity"),
+            jobID: row.optionalInt64("job_id"),
+            createdAt: try row.string("created_at"),
+            grantedAt: row["granted_at"],
+            resolvedAt: row["resolved_at"],
+            refutedBy: row["refuted_by"],
+            revocationHandledAt: row["revocation_handled_at"]
+        )
+    }
+}

@@ -103,6 +103,30 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var revocationHandledQuantity = 0
     }
 
+    /// The order's `iap.provisional_grants` row: its product granted before verification ended.
+    package struct ProvisionalGrant: Sendable, Codable, Equatable {
+        /// `unconfirmed`, `confirmed` or `refuted`.
+        package var state: ProvisionalGrantState
+        /// `store_failing` or `breaker_open`.
+        package var cause: ProvisionalGrantCause
+        /// The product granted.
+        package var productID: String
+        /// Units granted.
+        package var quantity: Int
+        /// The job that was failing.
+        package var jobID: Int64?
+        /// When it was granted.
+        package var createdAt: String
+        /// When the game marked `provisional:<order_id>` granted; `nil` while it has not.
+        package var grantedAt: String?
+        /// When verification confirmed or refuted it.
+        package var resolvedAt: String?
+        /// The order's outcome that refuted it.
+        package var refutedBy: String?
+        /// When the game handled the revocation of a refuted grant (`iap.mark_revocation_handled`).
+        package var revocationHandledAt: String?
+    }
+
     /// The order.
     package var order: Order
     /// Its jobs, oldest first.
@@ -111,4 +135,6 @@ package struct OrderDetail: Sendable, Codable, Equatable {
     package var deliveries: [Delivery]
     /// The store notifications about its deliveries' transactions, oldest first.
     package var notifications: [NotificationSummary] = []
+    /// Its provisional grant, if it had one.
+    package var provisionalGrant: ProvisionalGrant? = nil
 }

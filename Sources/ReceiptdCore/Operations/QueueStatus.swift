@@ -169,6 +169,10 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var oldestUnprocessedNotificationSeconds: Int? = nil
     /// Consumption requests still unanswered past their `overdue_at` (10 hours after Apple asked).
     package var consumptionAnswersOverdue = 0
+    /// Provisional grants unconfirmed now, confirmed and refuted in the last 24 hours.
+    package var provisionalGrants = TrustFigures.Grants()
+    /// Players whose `iap.user_trust` row says untrusted, by store.
+    package var untrustedUsers = TrustFigures.UntrustedUsers()
 
     /// The number of jobs in `state`.
     package func jobs(in state: JobState) -> Int {

@@ -37,4 +37,10 @@ extension PostgresJobQueue: TrustQueue {
             )
         }
     }
+
+    /// Provisional grants by state and untrusted players by store (`TrustFigures.query`).
+    package func trustFigures() async throws -> TrustFigures {
+        guard let row = try await pool.execute(TrustFigures.query).namedRows.first else { return TrustFigures() }
+        return try TrustFigures(row: row)
+    }
 }

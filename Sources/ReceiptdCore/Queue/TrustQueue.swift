@@ -5,6 +5,8 @@ package protocol TrustQueue: Sendable {
     /// Grants provisionally the due orders of trusted players (`iap.grant_provisional`) under `trust`'s settings,
     /// receipts being verified through `receiptAPI`; returns what it granted (nothing while another daemon grants).
     func grantProvisional(_ trust: TrustConfiguration, receiptAPI: StoreAPI) async throws -> [ProvisionalGrant]
+    /// Provisional grants by state and untrusted players by store, for the gauges.
+    func trustFigures() async throws -> TrustFigures
 }
 
 /// One order granted provisionally.

@@ -29,6 +29,8 @@ package final class TrustKeeper: Service {
 
     /// Publishes the settings, then grants until graceful shutdown.
     package func run() async throws {
+        // The gauges on their own schedule: the loop below may sleep an hour while grants are off.
+        async let figures: Void = refreshFigures()
         var database = ReconnectBackoff()
         var published = false
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
@@ -61,6 +63,23 @@ package final class TrustKeeper: Service {
             // With grants off the keeper only waits for shutdown (a service that returns would stop the daemon).
             let pause = trust.provisional == .on || !published ? trust.grantInterval : .seconds(3600)
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: pause) }
+        }
+        await figures
+    }
+
+    /// How often the gauges of provisional grants and untrusted players are refreshed.
+    package static let figuresInterval: Duration = .seconds(15)
+
+    /// Sets the gauges from `iap.provisional_grants` and `iap.user_trust` every `figuresInterval` until shutdown;
+    /// a failed read keeps the last values (the loop above reports an unreachable database).
+    private func refreshFigures() async {
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                metrics.trustFigures(try await queue.trustFigures())
+            } catch {
+                logger.debug("trust levels: could not read the figures", metadata: [LogKey.error: "\(error)"])
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: Self.figuresInterval) }
         }
     }
 }
