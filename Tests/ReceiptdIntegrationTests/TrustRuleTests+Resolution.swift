@@ -155,6 +155,53 @@ extension TrustRuleTests {
         }
     }
 
+    @Test func aConfirmationThatPaysMoreOrFewerUnitsThanTheGrantSettlesTheDifference() async throws {
+        try await Fixture.with { f in
+            try await Self.withRoles(f) { roles in
+                try await Self.failingOrder(f, "o-more", user: "u1")
+                try await Self.failingOrder(f, "o-fewer", user: "u2", quantity: 2)
+                #expect(try await Self.grant(roles.worker).count == 2)
+                _ = try await roles.game.execute("SELECT iap.mark_granted('o-more')")
+                _ = try await roles.game.execute("SELECT iap.mark_granted('o-fewer')")
+                // The store answers: a transaction of 3 units pays the order of 1 (every paid unit is delivered),
+                // and one of 1 unit pays the order of 2 in part.
+                for (order, user, units, outcome) in [("o-more", "u1", 3, "full"), ("o-fewer", "u2", 1, "partial")] {
+                    _ = try await roles.worker.execute(
+                        """
+                        WITH ledger AS (
+                            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity,
+                                                        environment)
+                            VALUES ('paid-' || $1, $1, $2, 'gems', $3, 'Production') RETURNING order_id
+                        )
+                        UPDATE iap.orders o SET delivered_quantity = $3, outcome = $4::iap.outcome, outcome_at = now(),
+                                                status = 'verified'
+                        FROM ledger l WHERE o.order_id = l.order_id
+                        """,
+                        [order, user, units, outcome]
+                    )
+                }
+                #expect(
+                    try await f.value("SELECT string_agg(DISTINCT state, ',') FROM iap.provisional_grants")
+                        == "confirmed"
+                )
+                // Known issue (base21, 08_trust.sql, the confirmation branch of apply_trust_rules): every real row
+                // of the order is marked granted with the provisional one, whatever its quantity. The player who
+                // paid 3 units got the 1 the grant gave and is owed nothing; the player who paid 1 of 2 keeps the 2
+                // the grant gave, and nothing is handed back.
+                await withKnownIssue("a confirmation marks every real row granted, whatever the units the grant gave") {
+                    let owedMore = try await roles.game.execute(
+                        "SELECT coalesce(sum(quantity), 0) AS units FROM iap.owed_deliveries('u1')"
+                    ).first?["units"]
+                    #expect(owedMore == "2")
+                    let revokedFewer = try await roles.game.execute(
+                        "SELECT coalesce(sum(revoked_quantity), 0) AS units FROM iap.owed_revocations('u2')"
+                    ).first?["units"]
+                    #expect(revokedFewer == "1")
+                }
+            }
+        }
+    }
+
     @Test func aRetryThatFailsAgainIsNoRefutationUntilTheLastAttempt() async throws {
         try await Fixture.with { f in
             try await Self.withRoles(f) { roles in
