@@ -7,8 +7,11 @@ import ReceiptdTestKit
 /// Several daemon processes work through thousands of orders while the stand-in injects faults,
 /// daemons are killed with SIGKILL and restarted, PostgreSQL is restarted with `-m immediate` and later
 /// stopped for longer than half the lease, forged cancel notifications name running jobs, and a game
-/// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`).
-/// Then `ChaosReport` checks that nothing was lost or delivered twice.
+/// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`). Provisional grants
+/// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
+/// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back.
+/// Then `ChaosReport` checks that nothing was lost or delivered twice, and `ChaosProvisionalGame` that every
+/// provisional grant ended confirmed or refuted and that no unit was owed twice.
 package struct ChaosRun {
     let configuration: Configuration
     let executable: String

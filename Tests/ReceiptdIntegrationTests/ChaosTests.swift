@@ -6,7 +6,7 @@ import Testing
 /// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart, a database
 /// outage longer than half the lease, forged cancel notifications, and a game transaction holding an order's
 /// rows locked across more than a lease (other orders must keep settling meanwhile), and Google Play out while App
-/// Store orders settle.
+/// Store orders settle, with provisional grants on for trusted players' orders held up by a failing store.
 /// `swift run receiptd chaos --orders 5000 --daemons 4` runs it large.
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
