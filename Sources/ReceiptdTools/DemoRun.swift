@@ -17,6 +17,8 @@ package struct DemoRun {
         package var expectedOutcome: String?
         /// What the scenario says the status must be, where it says.
         package var expectedStatus: String?
+        /// The state of the order's provisional grant (`unconfirmed`, `confirmed`, `refuted`); nil without one.
+        package var provisional: String? = nil
 
         /// Whether the order ended as the scenario says.
         package var isExpected: Bool {
@@ -109,6 +111,7 @@ package struct DemoRun {
             verifier: AppleVerifier(configuration: apple, client: client),
             storeKit: storeKit,
             googlePlay: try googlePlayConfiguration(googlePlay),
+            trust: Self.trust,
             logger: logger
         )
         // The notification endpoint, on a free loopback port, as RECEIPTD_NOTIFICATIONS_ADDR would serve it.
@@ -155,6 +158,7 @@ package struct DemoRun {
                     googlePlay: googlePlay,
                     intakeURL: "http://127.0.0.1:\(port)/notifications/google"
                 )
+                try await serveTrustedThroughOutage(on: connection, standIn: standIn)
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
@@ -325,7 +329,7 @@ package struct DemoRun {
         let rows = try await connection.execute(
             """
             SELECT o.order_id, o.user_id, o.quantity, o.delivered_quantity, coalesce(o.outcome::text, '-') AS outcome,
-                   o.status::text AS status,
+                   o.status::text AS status, (SELECT g.state FROM iap.provisional_grants g WHERE g.order_id = o.order_id) AS provisional,
                    coalesce(string_agg(j.id || ':' || j.state || coalesce(' (' || j.last_error || ')', ''), ', ' ORDER BY j.id), '-')
                        AS jobs
             FROM iap.orders o LEFT JOIN iap.jobs j USING (order_id)
@@ -343,7 +347,8 @@ package struct DemoRun {
                 jobs: try row.string("jobs"),
                 expectedOutcome: DemoScenario.expectedOutcomes[order] ?? DemoScenario.expectedTransactionOutcomes[order]
                     ?? DemoScenario.expectedGoogleOutcomes[order],
-                expectedStatus: DemoScenario.expectedStatuses[order]
+                expectedStatus: DemoScenario.expectedStatuses[order],
+                provisional: row["provisional"]
             )
         }
         let ledger = try await connection.execute("SELECT count(*) AS n FROM iap.deliveries").first?.int("n") ?? 0

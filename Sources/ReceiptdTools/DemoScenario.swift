@@ -26,13 +26,13 @@ struct DemoScenario {
         "demo-full": "full", "demo-partial": "partial", "demo-no-in-app": "no_in_app", "demo-refunded": "unmatched",
         "demo-forged": "invalid", "demo-sandbox": "full", "demo-outage": "full", "demo-replay": "unmatched",
         "demo-merged-a": "full", "demo-merged-b": "full", "demo-replaced": "full", "demo-late": "full",
-        "demo-checkout": "full", "demo-closed": "-", "demo-unclaimed": "full",
+        "demo-checkout": "full", "demo-closed": "-", "demo-unclaimed": "full", "demo-trusted": "full",
     ]
 
     /// The status each order must end with, once the demo granted `granted`.
     static let expectedStatuses: [String: String] = [
         "demo-checkout": "finished", "demo-sk2-signed": "finished", "demo-closed": "closed", "demo-late": "verified",
-        "demo-no-in-app": "pending", "demo-gp-rtdn": "finished",
+        "demo-no-in-app": "pending", "demo-gp-rtdn": "finished", "demo-trusted": "finished",
     ]
 
     /// Orders created at checkout, before their receipts.

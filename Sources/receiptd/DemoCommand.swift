@@ -28,6 +28,8 @@ struct DemoCommand: AsyncParsableCommand {
             print(pad([row.orderID, row.userID, row.quantity, row.delivered, row.outcome, row.status, row.jobs]))
         }
         print("\nLedger: \(ledger) transactions delivered, each once.")
+        let provisional = rows.compactMap { row in row.provisional.map { "\(row.orderID) (\($0))" } }
+        print("Provisional grants: \(provisional.isEmpty ? "none" : provisional.joined(separator: ", "))")
         print(
             "Unclaimed payments (for `receiptd assign`): \(unclaimed.isEmpty ? "none" : unclaimed.joined(separator: ", "))"
         )
