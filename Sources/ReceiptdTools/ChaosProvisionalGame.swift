@@ -9,8 +9,6 @@ import ReceiptdCore
 struct ChaosProvisionalGame {
     /// Units the game handed out per order: under `provisional:<order_id>`, and as real ledger rows.
     private(set) var grantedUnits: [String: (provisional: Int, real: Int)] = [:]
-    /// Refutations the game took back.
-    private(set) var handledRevocations = 0
 
     /// One login of every player with a provisional grant owed or a refuted one to take back.
     mutating func step(on connection: PostgresConnection) async throws {
@@ -48,9 +46,7 @@ struct ChaosProvisionalGame {
                 [user]
             ).rows.compactMap { $0[0] }
             for id in refuted {
-                handledRevocations +=
-                    try await connection.execute("SELECT iap.mark_revocation_handled(ARRAY[$1]) AS n", [id]).first?
-                    .int("n") ?? 0
+                try await connection.execute("SELECT iap.mark_revocation_handled(ARRAY[$1])", [id])
             }
         }
     }
@@ -78,29 +74,35 @@ struct ChaosProvisionalGame {
         for grant in grants {
             let order = try grant.string("order_id")
             let state = try grant.string("state")
+            let granted = try grant.bool("granted")
+            let owedRows = try grant.int("owed_rows")
+            let handled = try grant.bool("handled")
+            let revocationOwed = try grant.bool("revocation_owed")
+            let delivered = try grant.int("delivered_quantity")
+            let quantity = try grant.int("quantity")
             states[state, default: 0] += 1
             let units = grantedUnits[order] ?? (0, 0)
             switch state {
             case "confirmed":
                 // Granted under its provisional id, the order's real rows are the same units: the game must
                 // never be handed them again.
-                if try grant.bool("granted"), units.real > 0 || (try grant.int("owed_rows")) > 0 {
+                if granted, units.real > 0 || owedRows > 0 {
                     violations.append(
                         "\(order): provisional grant confirmed after the game granted it, yet its real rows were "
-                            + "granted again (\(units.real) units) or are owed (\(try grant.int("owed_rows")) rows)"
+                            + "granted again (\(units.real) units) or are owed (\(owedRows) rows)"
                     )
                 }
             case "refuted":
-                if !(try grant.bool("handled")), !(try grant.bool("revocation_owed")) {
+                if !handled, !revocationOwed {
                     violations.append("\(order): provisional grant refuted but neither owed back nor handled")
                 }
-                if units.real > (try grant.int("delivered_quantity")) {
+                if units.real > delivered {
                     violations.append("\(order): refuted, yet the game granted \(units.real) real units")
                 }
             default:
                 violations.append("\(order): provisional grant still \(state) after every job finished")
             }
-            if units.provisional > (try grant.int("quantity")) {
+            if units.provisional > quantity {
                 violations.append("\(order): granted provisionally \(units.provisional) units, more than its grant")
             }
         }
