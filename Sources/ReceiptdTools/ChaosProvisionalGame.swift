@@ -110,11 +110,11 @@ struct ChaosProvisionalGame {
         let ledger = try await connection.execute(
             "SELECT order_id, sum(quantity) AS units FROM iap.deliveries GROUP BY order_id"
         ).namedRows
-        var delivered: [String: Int] = [:]
-        for row in ledger { delivered[try row.string("order_id")] = try row.int("units") }
-        for (order, units) in grantedUnits.sorted(by: { $0.key < $1.key }) where units.real > delivered[order] ?? 0 {
+        var ledgerUnits: [String: Int] = [:]
+        for row in ledger { ledgerUnits[try row.string("order_id")] = try row.int("units") }
+        for (order, units) in grantedUnits.sorted(by: { $0.key < $1.key }) where units.real > ledgerUnits[order] ?? 0 {
             violations.append(
-                "\(order): the game granted \(units.real) real units, the ledger holds \(delivered[order] ?? 0)"
+                "\(order): the game granted \(units.real) real units, the ledger holds \(ledgerUnits[order] ?? 0)"
             )
         }
         return (grants.count, states["confirmed"] ?? 0, states["refuted"] ?? 0, violations)
