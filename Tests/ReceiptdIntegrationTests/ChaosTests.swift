@@ -58,13 +58,10 @@ import Testing
         #expect(rows.contains { $0.orderID == "demo-gp-rtdn" && $0.outcome == "full" && $0.status == "finished" })
         for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
         // A trusted player's order paid while the App Store answered 503: granted provisionally (the game granted
-        // it), then confirmed once the store was back, its real transaction granted with it. No earlier step
-        // failed long enough to be granted provisionally.
-        #expect(
-            rows.filter { $0.provisional != nil }.map { "\($0.orderID): \($0.provisional ?? "")" } == [
-                "demo-trusted: confirmed"
-            ]
-        )
+        // it), then confirmed once the store was back, its real transaction granted with it. On a loaded machine
+        // demo-outage's retries may outlast the demo's 3 s too and be granted as well; every grant is confirmed.
+        #expect(rows.contains { $0.orderID == "demo-trusted" && $0.provisional == "confirmed" })
+        #expect(rows.allSatisfy { $0.provisional == nil || $0.provisional == "confirmed" })
         #expect(ledger == 16)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(
