@@ -6,7 +6,7 @@ import Testing
 /// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart, a database
 /// outage longer than half the lease, forged cancel notifications, and a game transaction holding an order's
 /// rows locked across more than a lease (other orders must keep settling meanwhile), and Google Play out while App
-/// Store orders settle, with provisional grants on for trusted players' orders held up by a failing store.
+/// Store orders settle.
 /// `swift run receiptd chaos --orders 5000 --daemons 4` runs it large.
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
@@ -35,12 +35,6 @@ import Testing
         #expect(report.serverAPIRequests >= 15)
         // A tenth are Google Play purchases, each delivered and acknowledged exactly once (checked in the report).
         #expect(report.googleDeliveries == 30)
-        // Provisional grants are on (Google players trusted too): every Google purchase waited through its
-        // store's outage and was granted provisionally, and each grant ended confirmed or refuted (the report's
-        // checks: none left unconfirmed, a refuted one owed back or handled, nothing owed twice).
-        #expect(report.provisionalGranted >= 30, "\(report.summary)")
-        #expect(report.provisionalConfirmed >= 30)
-        #expect(report.provisionalConfirmed + report.provisionalRefuted == report.provisionalGranted)
     }
 }
 
@@ -58,13 +52,10 @@ import Testing
         #expect(rows.contains { $0.orderID == "demo-gp-rtdn" && $0.outcome == "full" && $0.status == "finished" })
         for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
         // A trusted player's order paid while the App Store answered 503: granted provisionally (the game granted
-        // it), then confirmed once the store was back, its real transaction granted with it. No earlier step
-        // failed long enough to be granted provisionally.
-        #expect(
-            rows.filter { $0.provisional != nil }.map { "\($0.orderID): \($0.provisional ?? "")" } == [
-                "demo-trusted: confirmed"
-            ]
-        )
+        // it), then confirmed once the store was back, its real transaction granted with it. On a loaded machine
+        // demo-outage's retries may outlast the demo's 3 s too and be granted as well; every grant is confirmed.
+        #expect(rows.contains { $0.orderID == "demo-trusted" && $0.provisional == "confirmed" })
+        #expect(rows.allSatisfy { $0.provisional == nil || $0.provisional == "confirmed" })
         #expect(ledger == 16)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(
