@@ -30,6 +30,12 @@ package struct ChaosReport: Sendable {
     package var gameTransactionSeconds: Double = 0
     /// App Store orders enqueued while Google Play was out that settled before it came back.
     package var settledDuringStoreOutage = 0
+    /// Orders of trusted players granted provisionally while their store failed (`iap.provisional_grants`).
+    package var provisionalGranted = 0
+    /// Provisional grants a paying transaction confirmed.
+    package var provisionalConfirmed = 0
+    /// Provisional grants verification refuted (handed back through `iap.owed_revocations`).
+    package var provisionalRefuted = 0
     /// Every broken rule, one line each; empty when the run passed.
     package var violations: [String]
 
@@ -127,6 +133,7 @@ package struct ChaosReport: Sendable {
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
             deliveries: \(deliveries) (\(transactionOrders) orders by StoreKit 2 transaction); verifyReceipt calls: \(appleCalls); \
             Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); App Store orders settled while Google was out: \(settledDuringStoreOutage); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
+            provisional grants: \(provisionalGranted) (confirmed \(provisionalConfirmed), refuted \(provisionalRefuted))
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """
     }

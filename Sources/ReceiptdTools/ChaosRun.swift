@@ -7,8 +7,11 @@ import ReceiptdTestKit
 /// Several daemon processes work through thousands of orders while the stand-in injects faults,
 /// daemons are killed with SIGKILL and restarted, PostgreSQL is restarted with `-m immediate` and later
 /// stopped for longer than half the lease, forged cancel notifications name running jobs, and a game
-/// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`).
-/// Then `ChaosReport` checks that nothing was lost or delivered twice.
+/// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`). Provisional grants
+/// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
+/// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back.
+/// Then `ChaosReport` checks that nothing was lost or delivered twice, and `ChaosProvisionalGame` that every
+/// provisional grant ended confirmed or refuted and that no unit was owed twice.
 package struct ChaosRun {
     let configuration: Configuration
     let executable: String
@@ -90,6 +93,7 @@ package struct ChaosRun {
         try FileManager.default.createDirectory(atPath: logDirectory, withIntermediateDirectories: true)
         let environment = daemonEnvironment(database: database, standIn: standIn).merging(storeEnvironment) { $1 }
         var storeOutage = ChaosStoreOutage(google: googlePlay, batch: orders.outageBatch, say: say)
+        var provisional = ChaosProvisionalGame()
         var fleet = try DaemonFleet(
             size: configuration.daemons,
             executable: executable,
@@ -131,6 +135,7 @@ package struct ChaosRun {
                 try await storeOutage.step(ready: restarted && outageDone, connection: connection) {
                     try await enqueue($0, on: connection)
                 }
+                try await provisional.step(on: connection)
             } catch {
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
@@ -185,6 +190,10 @@ package struct ChaosRun {
             )
         }
         report.settledDuringStoreOutage = storeOutage.settled
+        let grants = try await provisional.check(on: connection)
+        (report.provisionalGranted, report.provisionalConfirmed, report.provisionalRefuted) =
+            (grants.granted, grants.confirmed, grants.refuted)
+        report.violations += grants.violations
         report.violations += storeOutage.violations
         if !storeOutage.isOver { report.violations.append("Google Play was still out when the run ended") }
         await connection.close()
@@ -236,6 +245,10 @@ package struct ChaosRun {
             overrides: [
                 "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.5", "RECEIPTD_MAX_ATTEMPTS": "1000",
                 "RECEIPTD_POLL_INTERVAL": "0.2", "RECEIPTD_APPLE_TIMEOUT": "2", "RECEIPTD_LEASE": "3",
+                // Provisional grants during the outages: trusted players' orders (Google's too, so that its
+                // outage grants them) waiting a second on a failing store are granted, then confirmed or refuted.
+                "RECEIPTD_PROVISIONAL": "on", "RECEIPTD_PROVISIONAL_AFTER": "1",
+                "RECEIPTD_TRUST_INITIAL_GOOGLE": "trusted",
             ]
         )
     }

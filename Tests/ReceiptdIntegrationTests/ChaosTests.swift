@@ -6,7 +6,7 @@ import Testing
 /// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart, a database
 /// outage longer than half the lease, forged cancel notifications, and a game transaction holding an order's
 /// rows locked across more than a lease (other orders must keep settling meanwhile), and Google Play out while App
-/// Store orders settle.
+/// Store orders settle, with provisional grants on for trusted players' orders held up by a failing store.
 /// `swift run receiptd chaos --orders 5000 --daemons 4` runs it large.
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
@@ -35,6 +35,12 @@ import Testing
         #expect(report.serverAPIRequests >= 15)
         // A tenth are Google Play purchases, each delivered and acknowledged exactly once (checked in the report).
         #expect(report.googleDeliveries == 30)
+        // Provisional grants are on (Google players trusted too): every Google purchase waited through its
+        // store's outage and was granted provisionally, and each grant ended confirmed or refuted (the report's
+        // checks: none left unconfirmed, a refuted one owed back or handled, nothing owed twice).
+        #expect(report.provisionalGranted >= 30, "\(report.summary)")
+        #expect(report.provisionalConfirmed >= 30)
+        #expect(report.provisionalConfirmed + report.provisionalRefuted == report.provisionalGranted)
     }
 }
 
