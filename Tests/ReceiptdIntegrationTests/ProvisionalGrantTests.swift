@@ -149,9 +149,9 @@ import Testing
         }
     }
 
-    /// A grant of two units the game took, confirmed by a payment of one (`partial`): the unit paid later is one
-    /// the game already gave, so it is not owed again (the base owed it a second time).
-    @Test func theRestOfAPartlyPaidGrantTheGameTookIsNotOwedAgain() async throws {
+    /// A grant of two units the game took, confirmed by a payment of one (`partial`): exchanged for the real row,
+    /// which is owed while the grant is handed back (`provisional_replaced`); the unit paid later is owed as any.
+    @Test func aGrantTheGameTookThatAPartialPaymentConfirmedIsExchangedForTheRealRow() async throws {
         try await Fixture.with { f in
             f.standIn.setOutage(true)
             try await f.enqueue("part-1", user: "pat", receipt: Receipts.paying("7901"), quantity: 2)
@@ -163,19 +163,21 @@ import Testing
                 try await f.waitForGrant("part-1", state: "confirmed")
                 try await f.waitUntilSettled()
                 #expect(try await f.order("part-1")["outcome"] == "partial")
-                #expect(try await f.owed("pat") == [])
+                // One unit paid of the two granted: the real row is owed, the grant handed back whole.
+                #expect(try await f.owed("pat") == ["7901:false"])
+                let handBack = try await f.row("SELECT * FROM iap.owed_revocations($1)", ["pat"])
+                #expect(handBack["transaction_id"] == "provisional:part-1")
+                #expect(handBack["revocation_reason"] == "provisional_replaced" && handBack["granted"] == "t")
+                #expect(handBack["revoked_quantity"] == "2")
+                #expect(try await f.value("SELECT iap.mark_granted('part-1', ARRAY['7901'])") == "1")
+                #expect(try await f.value("SELECT iap.mark_revocation_handled(ARRAY['provisional:part-1'])") == "1")
                 try await f.enqueue("part-1", user: "pat", receipt: Receipts.paying("7901", "7902"), quantity: 2)
                 try await f.waitUntilSettled()
             }
+            // The rest, paid later, is owed as any delivery: the player ends with the two units paid.
             #expect(try await f.order("part-1")["outcome"] == "full")
-            #expect(try await f.owed("pat") == [])
-            #expect(try await f.status("part-1") == "finished")
-            #expect(
-                try await f.value(
-                    "SELECT count(*) FROM iap.deliveries WHERE order_id = 'part-1' AND granted_at IS NOT NULL"
-                )
-                    == "2"
-            )
+            #expect(try await f.owed("pat") == ["7902:false"])
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('pat')") == "0")
         }
     }
 

@@ -155,7 +155,9 @@ extension TrustRuleTests {
         }
     }
 
-    @Test func aConfirmationThatPaysMoreOrFewerUnitsThanTheGrantSettlesTheDifference() async throws {
+    /// A grant the game took and a payment of other units than it granted (a 3-unit transaction for an order of
+    /// 1, or 1 unit of 2): the real rows are owed and the grant is handed back, so the player ends with what was paid.
+    @Test func aConfirmationThatPaysOtherUnitsThanTheGrantExchangesItForTheRealRows() async throws {
         try await Fixture.with { f in
             try await Self.withRoles(f) { roles in
                 try await Self.failingOrder(f, "o-more", user: "u1")
@@ -184,20 +186,29 @@ extension TrustRuleTests {
                     try await f.value("SELECT string_agg(DISTINCT state, ',') FROM iap.provisional_grants")
                         == "confirmed"
                 )
-                // Known issue (base21, 08_trust.sql, the confirmation branch of apply_trust_rules): every real row
-                // of the order is marked granted with the provisional one, whatever its quantity. The player who
-                // paid 3 units got the 1 the grant gave and is owed nothing; the player who paid 1 of 2 keeps the 2
-                // the grant gave, and nothing is handed back.
-                await withKnownIssue("a confirmation marks every real row granted, whatever the units the grant gave") {
-                    let owedMore = try await roles.game.execute(
-                        "SELECT coalesce(sum(quantity), 0) AS units FROM iap.owed_deliveries('u1')"
-                    ).first?["units"]
-                    #expect(owedMore == "2")
-                    let revokedFewer = try await roles.game.execute(
-                        "SELECT coalesce(sum(revoked_quantity), 0) AS units FROM iap.owed_revocations('u2')"
-                    ).first?["units"]
-                    #expect(revokedFewer == "1")
+                // The grants the game took are exchanged for the real rows: each real row is owed, and each grant
+                // is handed back whole ('provisional_replaced'), so each player ends with the units paid (3, and 1).
+                for (user, units) in [("u1", "3"), ("u2", "1")] {
+                    let owed = try await roles.game.execute(
+                        "SELECT coalesce(sum(quantity), 0) AS units, bool_or(provisional) AS provisional FROM iap.owed_deliveries($1)",
+                        [user]
+                    ).first
+                    #expect(owed?["units"] == units && owed?["provisional"] == "f", "\(user)")
+                    let handedBack = try await roles.game.execute("SELECT * FROM iap.owed_revocations($1)", [user])
+                        .namedRows
+                    #expect(handedBack.count == 1)
+                    #expect(handedBack.first?["revocation_reason"] == "provisional_replaced")
+                    #expect(handedBack.first?["granted"] == "t")
+                    #expect(handedBack.first?["revoked_quantity"] == (user == "u1" ? "1" : "2"))
+                    // No trust is lost: the store paid.
+                    #expect(try await Self.trust(roles.operations, user) == "true:0:-")
                 }
+                #expect(
+                    try await f.value(
+                        "SELECT iap.mark_revocation_handled(ARRAY['provisional:o-more', 'provisional:o-fewer'])"
+                    ) == "2"
+                )
+                #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('u1')") == "0")
             }
         }
     }

@@ -46,12 +46,17 @@ CREATE TABLE iap.provisional_grants (
     granted_at            timestamptz,
     state                 text NOT NULL DEFAULT 'unconfirmed' CHECK (state IN ('unconfirmed', 'confirmed', 'refuted')),
     resolved_at           timestamptz,
-    -- For a refuted grant: the order's outcome that refuted it; and when the game handled the revocation.
+    -- For a refuted grant: the order's outcome that refuted it.
     refuted_by            iap.outcome,
+    -- A grant the game took, confirmed by a payment of other units than it granted: exchanged for the real
+    -- ledger rows, which are owed, and handed back like a refuted one.
+    replaced              boolean NOT NULL DEFAULT false,
+    -- When the game handled the revocation of a refuted or replaced grant.
     revocation_handled_at timestamptz,
-    CHECK ((state = 'unconfirmed') = (resolved_at IS NULL))
+    CHECK ((state = 'unconfirmed') = (resolved_at IS NULL)),
+    CHECK (NOT replaced OR state = 'confirmed')
 );
 CREATE INDEX provisional_grants_unconfirmed ON iap.provisional_grants (user_id) WHERE state = 'unconfirmed';
 CREATE INDEX provisional_grants_resolved ON iap.provisional_grants (resolved_at) WHERE resolved_at IS NOT NULL;
 CREATE INDEX provisional_grants_revocations_owed ON iap.provisional_grants (user_id)
-    WHERE state = 'refuted' AND revocation_handled_at IS NULL;
+    WHERE (state = 'refuted' OR replaced) AND revocation_handled_at IS NULL;

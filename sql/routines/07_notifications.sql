@@ -22,11 +22,14 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
           AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
                OR d.revoked_quantity > d.revocation_handled_quantity)
         UNION ALL
-        -- A provisional grant verification refuted (iap.provisional_grants): all of it is taken back.
+        -- A provisional grant verification refuted, or one the game took that was exchanged for the real ledger
+        -- rows (iap.provisional_grants): all of it is taken back.
         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.resolved_at,
-               'provisional_refuted', g.granted_at IS NOT NULL, NULL::int, g.quantity
+               CASE WHEN g.replaced THEN 'provisional_replaced' ELSE 'provisional_refuted' END,
+               g.granted_at IS NOT NULL, NULL::int, g.quantity
         FROM iap.provisional_grants g
-        WHERE g.user_id = owed_revocations.user_id AND g.state = 'refuted' AND g.revocation_handled_at IS NULL
+        WHERE g.user_id = owed_revocations.user_id AND (g.state = 'refuted' OR g.replaced)
+          AND g.revocation_handled_at IS NULL
     ) r
     ORDER BY r.revoked_at NULLS LAST, r.transaction_id
 $$;
@@ -50,11 +53,11 @@ BEGIN
     WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
       AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
-    -- A refuted provisional grant is handled under its own id, 'provisional:<order_id>'.
+    -- A refuted or replaced provisional grant is handled under its own id, 'provisional:<order_id>'.
     UPDATE iap.provisional_grants SET revocation_handled_at = now()
     WHERE order_id = ANY (ARRAY(SELECT substr(t, 13) FROM unnest(mark_revocation_handled.transaction_ids) AS t
                                 WHERE t LIKE 'provisional:%'))
-      AND state = 'refuted' AND revocation_handled_at IS NULL;
+      AND (state = 'refuted' OR replaced) AND revocation_handled_at IS NULL;
     GET DIAGNOSTICS v_provisional = ROW_COUNT;
     RETURN v_marked + v_provisional;
 END $$;

@@ -8,7 +8,9 @@
 -- - an untrusted player regains it after trust_policy.restore_after orders in a row end paid; an order that
 --   ends `unmatched` or `no_in_app` breaks the row, one that `failed` (the store could not be asked) does not;
 -- - a provisional grant is confirmed when units are delivered to its order, and refuted when the order ends
---   unpaid (`invalid`, `unmatched`, `no_in_app`, or `failed` after the last attempt).
+--   unpaid (`invalid`, `unmatched`, `no_in_app`, or `failed` after the last attempt). A grant the game took is
+--   confirmed by the same units (the real rows are then granted too) or exchanged for the real rows (owed, and
+--   the grant handed back as `provisional_replaced`) when the payment is not the units granted.
 
 -- The player loses the store's trust now, for `reason` (invalid, foreign_transaction, replay,
 -- provisional_refuted) found in `order_id`: untrusted, and the streak starts again from nothing.
@@ -29,7 +31,8 @@ END $$;
 CREATE OR REPLACE FUNCTION iap.apply_trust_rules() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
-    r record;
+    r       record;
+    v_units int;
 BEGIN
     FOR r IN
         WITH ended AS (
@@ -43,7 +46,7 @@ BEGIN
         SELECT e.*, s.store, t.trusted AS recorded, p.restore_after,
                coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
                    AS trusted,
-               g.store AS grant_store, g.granted_at AS grant_granted_at, c.granted_at AS confirmed_granted_at
+               g.store AS grant_store, g.granted_at AS grant_granted_at, g.quantity AS grant_quantity
         FROM ended e
         CROSS JOIN iap.trust_policy p
         -- The store the order is verified in: its newest job's, else its newest ledger row's (an operator's
@@ -58,34 +61,31 @@ BEGIN
         ) s
         LEFT JOIN iap.user_trust t ON t.user_id = e.user_id AND t.store = s.store
         LEFT JOIN iap.provisional_grants g ON g.order_id = e.order_id AND g.state = 'unconfirmed'
-        -- A grant the game took and a partial payment confirmed: the units paid later were granted with it.
-        LEFT JOIN iap.provisional_grants c
-            ON c.order_id = e.order_id AND c.state = 'confirmed' AND c.granted_at IS NOT NULL AND e.paid
-        WHERE g.order_id IS NOT NULL OR c.order_id IS NOT NULL OR e.outcome = 'invalid'
+        WHERE g.order_id IS NOT NULL OR e.outcome = 'invalid'
            OR NOT coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
         ORDER BY e.order_id
     LOOP
-        IF r.confirmed_granted_at IS NOT NULL THEN
-            -- The game granted the whole order provisionally; a partial payment confirmed it, and this one pays
-            -- the rest: those units are the ones the game already gave, so they are not owed again.
-            UPDATE iap.deliveries SET granted_at = r.confirmed_granted_at
-            WHERE order_id = r.order_id AND granted_at IS NULL AND revoked_at IS NULL;
-            UPDATE iap.orders SET status = 'finished'
-            WHERE order_id = r.order_id AND status <> 'finished' AND NOT EXISTS (
-                SELECT 1 FROM iap.deliveries d
-                WHERE d.order_id = r.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL);
-        END IF;
         IF r.grant_store IS NOT NULL AND r.paid THEN
-            -- Confirmed: the ledger now holds what paid the order. Units the game granted provisionally are
-            -- the units of the real rows: they are marked granted, so nothing is owed twice.
+            -- Confirmed: the ledger now holds what paid the order, and the provisional row is gone.
             UPDATE iap.provisional_grants SET state = 'confirmed', resolved_at = now() WHERE order_id = r.order_id;
             IF r.grant_granted_at IS NOT NULL THEN
-                UPDATE iap.deliveries SET granted_at = r.grant_granted_at
-                WHERE order_id = r.order_id AND granted_at IS NULL AND revoked_at IS NULL;
-                UPDATE iap.orders SET status = 'finished'
-                WHERE order_id = r.order_id AND status <> 'finished' AND NOT EXISTS (
-                    SELECT 1 FROM iap.deliveries d
-                    WHERE d.order_id = r.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL);
+                SELECT coalesce(sum(d.quantity), 0) INTO v_units FROM iap.deliveries d
+                WHERE d.order_id = r.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL;
+                IF v_units = r.grant_quantity THEN
+                    -- The game granted these very units provisionally: the real rows are marked granted, so
+                    -- nothing is owed twice.
+                    UPDATE iap.deliveries SET granted_at = r.grant_granted_at
+                    WHERE order_id = r.order_id AND granted_at IS NULL AND revoked_at IS NULL;
+                    UPDATE iap.orders SET status = 'finished' WHERE order_id = r.order_id AND status <> 'finished';
+                ELSE
+                    -- The payment is not the units granted (part of the order, or a transaction of more units):
+                    -- the grant is exchanged for the real rows. They are owed, and the grant is handed back
+                    -- through owed_revocations ('provisional_replaced'), so the player ends with what was paid.
+                    UPDATE iap.provisional_grants SET replaced = true WHERE order_id = r.order_id;
+                    PERFORM pg_notify('iap_revoked', json_build_object(
+                        'order_id', r.order_id, 'user_id', r.user_id,
+                        'transaction_id', 'provisional:' || r.order_id)::text);
+                END IF;
             END IF;
         ELSIF r.grant_store IS NOT NULL AND r.delivered_quantity = 0
               AND r.outcome IN ('invalid', 'unmatched', 'no_in_app', 'failed') THEN
@@ -247,11 +247,15 @@ BEGIN
         LEFT JOIN iap.user_trust t ON t.user_id = w.user_id AND t.store = w.store
         WHERE coalesce(t.trusted, CASE w.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
     ), locked AS (
-        -- An order a settle holds is being verified right now: it is left to that settle.
-        SELECT t.* FROM trusted t JOIN iap.orders o ON o.order_id = t.order_id
+        -- An order a settle holds is being verified right now: it is left to that settle. The order and its job
+        -- are checked again as they are once locked: a settle that committed since this statement began may
+        -- have ended the job (and written the order's outcome), and its order needs no grant any more.
+        SELECT t.* FROM trusted t
+        JOIN iap.orders o ON o.order_id = t.order_id
+        JOIN iap.jobs j ON j.id = t.job_id
         WHERE t.unconfirmed + t.place <= grant_provisional.per_user_limit
-          AND o.delivered_quantity = 0 AND o.status = 'pending'
-        FOR UPDATE OF o SKIP LOCKED
+          AND o.delivered_quantity = 0 AND o.status = 'pending' AND j.state IN ('pending', 'running')
+        FOR UPDATE OF o, j SKIP LOCKED
     )
         INSERT INTO iap.provisional_grants AS g (order_id, user_id, store, product_id, quantity, job_id, cause)
         SELECT l.order_id, l.user_id, l.store, l.product_id, l.quantity, l.job_id, l.cause FROM locked l
