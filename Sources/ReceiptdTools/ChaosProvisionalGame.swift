@@ -39,14 +39,16 @@ struct ChaosProvisionalGame {
                     grantedUnits[order, default: (0, 0)].real += units
                 }
             }
-            let refuted = try await connection.execute(
+            // Refuted grants, and grants exchanged for real rows of other units: the game takes them back.
+            let handedBack = try await connection.execute(
                 """
-                SELECT transaction_id FROM iap.owed_revocations($1) WHERE revocation_reason = 'provisional_refuted'
+                SELECT transaction_id FROM iap.owed_revocations($1)
+                WHERE revocation_reason IN ('provisional_refuted', 'provisional_replaced')
                 """,
                 [user]
             ).rows.compactMap { $0[0] }
-            for id in refuted {
-                try await connection.execute("SELECT iap.mark_revocation_handled(ARRAY[$1])", [id])
+            for id in handedBack {
+                try await connection.execute("SELECT iap.mark_revocation_handled(ARRAY[$1]::text[])", [id])
             }
         }
     }
@@ -59,7 +61,7 @@ struct ChaosProvisionalGame {
     ) {
         let grants = try await connection.execute(
             """
-            SELECT g.order_id, g.user_id, g.state, g.quantity, g.granted_at IS NOT NULL AS granted,
+            SELECT g.order_id, g.user_id, g.state, g.quantity, g.granted_at IS NOT NULL AS granted, g.replaced,
                    g.revocation_handled_at IS NOT NULL AS handled, o.delivered_quantity,
                    (SELECT count(*) FROM iap.deliveries d
                     WHERE d.order_id = g.order_id AND d.granted_at IS NULL AND d.revoked_at IS NULL) AS owed_rows,
@@ -75,6 +77,7 @@ struct ChaosProvisionalGame {
             let order = try grant.string("order_id")
             let state = try grant.string("state")
             let granted = try grant.bool("granted")
+            let replaced = try grant.bool("replaced")
             let owedRows = try grant.int("owed_rows")
             let handled = try grant.bool("handled")
             let revocationOwed = try grant.bool("revocation_owed")
@@ -83,6 +86,11 @@ struct ChaosProvisionalGame {
             states[state, default: 0] += 1
             let units = grantedUnits[order] ?? (0, 0)
             switch state {
+            case "confirmed" where replaced:
+                // Exchanged for real rows of other units: the grant is handed back, the real rows are owed.
+                if !handled, !revocationOwed {
+                    violations.append("\(order): provisional grant replaced but neither owed back nor handled")
+                }
             case "confirmed":
                 // Granted under its provisional id, the order's real rows are the same units: the game must
                 // never be handed them again.

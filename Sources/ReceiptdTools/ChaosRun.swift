@@ -137,6 +137,7 @@ package struct ChaosRun {
                 }
                 try await provisional.step(on: connection)
             } catch {
+                say("the run's own database work failed (\(error)); reconnecting")
                 await connection.close()
                 connection = try await PostgresConnection.connect(database)
                 continue

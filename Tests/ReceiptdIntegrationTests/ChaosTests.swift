@@ -35,11 +35,12 @@ import Testing
         #expect(report.serverAPIRequests >= 15)
         // A tenth are Google Play purchases, each delivered and acknowledged exactly once (checked in the report).
         #expect(report.googleDeliveries == 30)
-        // Provisional grants are on (Google players trusted too): every Google purchase waited through its
-        // store's outage and was granted provisionally, and each grant ended confirmed or refuted (the report's
-        // checks: none left unconfirmed, a refuted one owed back or handled, nothing owed twice).
-        #expect(report.provisionalGranted >= 30, "\(report.summary)")
-        #expect(report.provisionalConfirmed >= 30)
+        // Provisional grants are on (Google players trusted too): orders held up more than a second by the
+        // stores' faults and outages were granted provisionally, and each grant ended confirmed or refuted (the
+        // report's checks: none left unconfirmed, a refuted or replaced one owed back or handled, nothing owed
+        // twice). How many depends on the faults' timing.
+        #expect(report.provisionalGranted > 0, "\(report.summary)")
+        #expect(report.provisionalConfirmed > 0)
         #expect(report.provisionalConfirmed + report.provisionalRefuted == report.provisionalGranted)
     }
 }

@@ -28,8 +28,10 @@ END $$;
 -- What the triggers below apply: the orders whose verification wrote an outcome in one statement, taken
 -- together (a settle ends a batch of orders in one statement). Only the orders that concern a rule are looked
 -- at one by one: those with an unconfirmed provisional grant, those ending `invalid`, and untrusted players'.
+-- No JIT: the planner knows nothing of the transition tables, guesses a large cost, and would compile each
+-- execution with LLVM (seconds of CPU per settle on a busy server) for a query over a batch of orders.
 CREATE OR REPLACE FUNCTION iap.apply_trust_rules() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET jit = off AS $$
 DECLARE
     r       record;
     v_units int;
@@ -205,72 +207,73 @@ END $$;
 -- player. `receipt_api` is the API receipts go to (RECEIPTD_RECEIPT_VERIFIER). One granter at a time: the limit
 -- holds across daemons. Returns what it granted; each order becomes verified and game servers are told on
 -- iap_verified, as for a delivery.
+--
+-- The candidates are read without locks, oldest first and at most 200 a call; each is then locked on its own
+-- (order and job, skipping those a settle or a game transaction holds) and checked again as it is now, so a
+-- settle that ended the job meanwhile leaves it alone. No JIT, as for apply_trust_rules: compiling the candidates'
+-- query would cost more than running it.
 CREATE OR REPLACE FUNCTION iap.grant_provisional(
     failing_for interval, per_user_limit int, receipt_api text, outage_classes text[]
 ) RETURNS TABLE (order_id text, user_id text, store text, product_id text, quantity int, cause text)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp SET jit = off AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
 #variable_conflict use_column
 DECLARE
-    v_paused text[];
-    v_grant  record;
+    v_paused    text[];
+    v_candidate record;
+    v_order     iap.orders%ROWTYPE;
 BEGIN
     IF NOT pg_try_advisory_xact_lock(hashtext('iap.grant_provisional')) THEN
         RETURN;
     END IF;
     v_paused := ARRAY(SELECT DISTINCT unnest(d.paused_apis) FROM iap.daemons d
                       WHERE d.heartbeat_at > now() - interval '60 seconds');
-    FOR v_grant IN
-    WITH waiting AS (
-        SELECT j.id AS job_id, o.order_id, o.user_id, o.product_id, o.quantity, j.created_at,
-               CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END AS store,
-               CASE WHEN (CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
-                                      WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END) = ANY (v_paused)
-                    THEN 'breaker_open' ELSE 'store_failing' END AS cause
-        FROM iap.jobs j
-        JOIN iap.orders o ON o.order_id = j.order_id
-        WHERE j.state IN ('pending', 'running')
-          AND NOT (j.kind = 'transaction' AND j.receipt_data !~ '^[0-9]+$')
-          AND o.delivered_quantity = 0 AND o.status = 'pending'
-          AND NOT EXISTS (SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = o.order_id)
-          AND ((CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
-                            WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END) = ANY (v_paused)
-               OR (j.created_at <= now() - grant_provisional.failing_for
-                   AND split_part(j.last_error, ':', 1) = ANY (grant_provisional.outage_classes)))
-    ), trusted AS (
-        SELECT w.*,
-               row_number() OVER (PARTITION BY w.user_id ORDER BY w.created_at, w.order_id) AS place,
-               (SELECT count(*) FROM iap.provisional_grants g
-                WHERE g.user_id = w.user_id AND g.state = 'unconfirmed') AS unconfirmed
-        FROM waiting w
+    FOR v_candidate IN
+        SELECT w.* FROM (
+            SELECT j.id AS job_id, o.order_id, o.user_id, j.created_at, j.last_error,
+                   CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END AS store,
+                   CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
+                               WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END AS api
+            FROM iap.jobs j
+            JOIN iap.orders o ON o.order_id = j.order_id
+            WHERE j.state IN ('pending', 'running')
+              AND NOT (j.kind = 'transaction' AND j.receipt_data !~ '^[0-9]+$')
+              AND o.delivered_quantity = 0 AND o.status = 'pending'
+        ) w
         CROSS JOIN iap.trust_policy p
         LEFT JOIN iap.user_trust t ON t.user_id = w.user_id AND t.store = w.store
-        WHERE coalesce(t.trusted, CASE w.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
-    ), locked AS (
-        -- An order a settle holds is being verified right now: it is left to that settle. The order and its job
-        -- are checked again as they are once locked: a settle that committed since this statement began may
-        -- have ended the job (and written the order's outcome), and its order needs no grant any more.
-        SELECT t.* FROM trusted t
-        JOIN iap.orders o ON o.order_id = t.order_id
-        JOIN iap.jobs j ON j.id = t.job_id
-        WHERE t.unconfirmed + t.place <= grant_provisional.per_user_limit
-          AND o.delivered_quantity = 0 AND o.status = 'pending' AND j.state IN ('pending', 'running')
-        FOR UPDATE OF o, j SKIP LOCKED
-    )
-        INSERT INTO iap.provisional_grants AS g (order_id, user_id, store, product_id, quantity, job_id, cause)
-        SELECT l.order_id, l.user_id, l.store, l.product_id, l.quantity, l.job_id, l.cause FROM locked l
-        ON CONFLICT DO NOTHING
-        RETURNING g.order_id, g.user_id, g.store, g.product_id, g.quantity, g.cause
+        WHERE (w.api = ANY (v_paused)
+               OR (w.created_at <= now() - grant_provisional.failing_for
+                   AND split_part(w.last_error, ':', 1) = ANY (grant_provisional.outage_classes)))
+          AND coalesce(t.trusted, CASE w.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+          AND NOT EXISTS (SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = w.order_id)
+        ORDER BY w.created_at, w.order_id
+        LIMIT 200
     LOOP
-        UPDATE iap.orders SET status = 'verified' WHERE order_id = v_grant.order_id;
+        CONTINUE WHEN (SELECT count(*) FROM iap.provisional_grants g
+                       WHERE g.user_id = v_candidate.user_id AND g.state = 'unconfirmed')
+                      >= grant_provisional.per_user_limit;
+        SELECT o.* INTO v_order
+        FROM iap.orders o JOIN iap.jobs j ON j.order_id = o.order_id
+        WHERE o.order_id = v_candidate.order_id AND j.id = v_candidate.job_id
+          AND o.delivered_quantity = 0 AND o.status = 'pending' AND j.state IN ('pending', 'running')
+        FOR UPDATE OF o, j SKIP LOCKED;
+        CONTINUE WHEN NOT FOUND;
+        INSERT INTO iap.provisional_grants (order_id, user_id, store, product_id, quantity, job_id, cause)
+        VALUES (v_order.order_id, v_order.user_id, v_candidate.store, v_order.product_id, v_order.quantity,
+                v_candidate.job_id,
+                CASE WHEN v_candidate.api = ANY (v_paused) THEN 'breaker_open' ELSE 'store_failing' END)
+        ON CONFLICT DO NOTHING;
+        CONTINUE WHEN NOT FOUND;
+        UPDATE iap.orders SET status = 'verified' WHERE order_id = v_order.order_id;
         PERFORM pg_notify('iap_verified', json_build_object(
-            'order_id', v_grant.order_id, 'user_id', v_grant.user_id, 'provisional', true)::text);
-        order_id := v_grant.order_id;
-        user_id := v_grant.user_id;
-        store := v_grant.store;
-        product_id := v_grant.product_id;
-        quantity := v_grant.quantity;
-        cause := v_grant.cause;
+            'order_id', v_order.order_id, 'user_id', v_order.user_id, 'provisional', true)::text);
+        order_id := v_order.order_id;
+        user_id := v_order.user_id;
+        store := v_candidate.store;
+        product_id := v_order.product_id;
+        quantity := v_order.quantity;
+        cause := CASE WHEN v_candidate.api = ANY (v_paused) THEN 'breaker_open' ELSE 'store_failing' END;
         RETURN NEXT;
     END LOOP;
 END $$;
