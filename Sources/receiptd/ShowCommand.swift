@@ -131,6 +131,10 @@ struct ShowCommand: OperatorCommand {
         case .unconfirmed:
             "granted before verification ended, "
                 + (grant.grantedAt == nil ? "not yet granted by the game" : "granted by the game")
+        case .confirmed where grant.replaced:
+            "a transaction paid other units than were granted: the real rows are owed and the grant is handed back"
+                + (grant.revocationHandledAt == nil
+                    ? " (iap.owed_revocations, provisional_replaced)" : "; revocation handled")
         case .confirmed: "a transaction paid the order; nothing is owed twice"
         case .refuted:
             "verification ended \(grant.refutedBy ?? "unpaid")"

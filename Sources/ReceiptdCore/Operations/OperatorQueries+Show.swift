@@ -76,7 +76,8 @@ extension OperatorQueries {
                     """
                     SELECT state, cause, product_id, quantity, job_id, \(Self.utc("created_at")) AS created_at,
                            \(Self.utc("granted_at")) AS granted_at, \(Self.utc("resolved_at")) AS resolved_at,
-                           refuted_by::text AS refuted_by, \(Self.utc("revocation_handled_at")) AS revocation_handled_at
+                           refuted_by::text AS refuted_by, replaced,
+                           \(Self.utc("revocation_handled_at")) AS revocation_handled_at
                     FROM iap.provisional_grants WHERE order_id = $1
                     """,
                     [orderID]

@@ -91,6 +91,7 @@ extension OrderDetail.ProvisionalGrant {
             grantedAt: row["granted_at"],
             resolvedAt: row["resolved_at"],
             refutedBy: row["refuted_by"],
+            replaced: try row.bool("replaced"),
             revocationHandledAt: row["revocation_handled_at"]
         )
     }

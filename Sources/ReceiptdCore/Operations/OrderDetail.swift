@@ -123,7 +123,10 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var resolvedAt: String?
         /// The order's outcome that refuted it.
         package var refutedBy: String?
-        /// When the game handled the revocation of a refuted grant (`iap.mark_revocation_handled`).
+        /// Confirmed by a payment of other units than it granted, after the game granted it: exchanged for the real
+        /// rows, and handed back (`provisional_replaced`).
+        package var replaced = false
+        /// When the game handled the revocation of a refuted or replaced grant (`iap.mark_revocation_handled`).
         package var revocationHandledAt: String?
     }
 
