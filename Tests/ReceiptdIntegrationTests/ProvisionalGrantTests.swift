@@ -246,6 +246,31 @@ import Testing
         }
     }
 
+    /// A forged receipt granted provisionally during an outage, which the game granted before verification refuted
+    /// it: the revocation is owed with `granted` true (take the goods back), the order stays `finished`, and the
+    /// player is untrusted.
+    @Test func aGrantTheGameTookThatVerificationRefutesIsOwedBack() async throws {
+        try await Fixture.with { f in
+            f.standIn.setOutage(true)
+            try await f.enqueue("taken-1", user: "tina", receipt: SyntheticReceipt(status: 21003).encoded())
+            try await f.withDaemons(settings: f.provisionalSettings()) { _ in
+                try await f.waitForGrant("taken-1")
+                #expect(try await f.value("SELECT iap.mark_granted('taken-1', ARRAY['provisional:taken-1'])") == "1")
+                #expect(try await f.status("taken-1") == "finished")
+                f.standIn.setOutage(false)
+                try await f.waitForGrant("taken-1", state: "refuted", timeout: .seconds(40))
+                try await f.waitUntilSettled()
+            }
+            let owed = try await f.row("SELECT * FROM iap.owed_revocations($1)", ["tina"])
+            #expect(owed["transaction_id"] == "provisional:taken-1")
+            #expect(owed["revocation_reason"] == "provisional_refuted" && owed["granted"] == "t")
+            #expect(owed["revoked_quantity"] == "1")
+            #expect(try await f.order("taken-1")["outcome"] == "invalid")
+            #expect(try await f.status("taken-1") == "finished")
+            #expect(try await f.trust("tina")["reason"] == "provisional_refuted")
+        }
+    }
+
     /// An `invalid` order costs trust; an order that pays nothing (`no_in_app`) breaks the row; then
     /// `RECEIPTD_TRUST_RESTORE_AFTER` (3) orders in a row that end paid restore it, and the next outage grants.
     @Test func threeGoodOrdersInARowRestoreTrust() async throws {
