@@ -55,7 +55,8 @@ BEGIN
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     -- A refuted or replaced provisional grant is handled under its own id, 'provisional:<order_id>'.
     UPDATE iap.provisional_grants SET revocation_handled_at = now()
-    WHERE order_id = ANY (ARRAY(SELECT substr(t, 13) FROM unnest(mark_revocation_handled.transaction_ids) AS t
+    WHERE order_id = ANY (ARRAY(SELECT substr(t, char_length('provisional:') + 1)
+                                FROM unnest(mark_revocation_handled.transaction_ids) AS t
                                 WHERE t LIKE 'provisional:%'))
       AND (state = 'refuted' OR replaced) AND revocation_handled_at IS NULL;
     GET DIAGNOSTICS v_provisional = ROW_COUNT;

@@ -1,6 +1,6 @@
 /// What `receiptd trust USER` shows: a player's level in one store (`iap.trust_of`), the recorded row or the store's
 /// initial level. Encoded with every key present (`null` for what is unknown), so that scripts see one shape.
-package struct UserTrust: Sendable, Codable, Equatable {
+package struct UserTrust: Sendable, Encodable, Equatable {
     /// The player.
     package var userID: String
     /// The store the level is for.
@@ -47,22 +47,6 @@ package struct UserTrust: Sendable, Codable, Equatable {
         self.orderID = orderID
         self.initial = initial
         self.unconfirmedGrants = unconfirmedGrants
-    }
-
-    /// Reads what `encode(to:)` writes (`trusted` is derived from `level`, so it is not read).
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        self.init(
-            userID: try container.decode(String.self, forKey: .userID),
-            store: try container.decode(Store.self, forKey: .store),
-            level: try container.decode(TrustLevel.self, forKey: .level),
-            streak: try container.decode(Int.self, forKey: .streak),
-            changedAt: try container.decodeIfPresent(String.self, forKey: .changedAt),
-            reason: try container.decodeIfPresent(String.self, forKey: .reason),
-            orderID: try container.decodeIfPresent(String.self, forKey: .orderID),
-            initial: try container.decode(Bool.self, forKey: .initial),
-            unconfirmedGrants: try container.decode(Int.self, forKey: .unconfirmedGrants)
-        )
     }
 
     /// Every key, `null` included, and `trusted` beside `level` like the column.

@@ -162,61 +162,37 @@ extension PostgresJobQueue {
         unclaimedSince: Date?
     ) -> [SQLStatement] {
         var writes: [SQLStatement] = []
-        let completedElsewhere = settled.flatMap { answer, plan in
-            plan.ordersCompletedElsewhere.map { ($0, answer.job.id) }
-        }
-        if !completedElsewhere.isEmpty {
-            writes.append(
-                SQLStatement(
-                    closeCompletedOrders,
+        appendRows(
+            closeCompletedOrders,
+            settled.flatMap { answer, plan in
+                plan.ordersCompletedElsewhere.map { [("order_id", .string($0)), ("job_id", .int(answer.job.id))] }
+            },
+            to: &writes
+        )
+        appendRows(
+            flagForeignPurchases,
+            settled.flatMap { answer, plan in
+                plan.foreignPurchases.map { foreign in
                     [
-                        JSONText.rows(
-                            completedElsewhere.map { order, job in
-                                [("order_id", .string(order)), ("job_id", .int(job))]
-                            }
-                        )
+                        ("job_id", .int(answer.job.id)), ("order_id", .string(answer.job.order.orderID)),
+                        ("user_id", .string(answer.job.userID)),
+                        ("original_id", .string(foreign.originalTransactionID)),
+                        ("owner", .string(foreign.ownerUserID)),
                     ]
-                )
-            )
-        }
-        let flagged = settled.flatMap { answer, plan in plan.foreignPurchases.map { (answer.job, $0) } }
-        if !flagged.isEmpty {
-            writes.append(
-                SQLStatement(
-                    flagForeignPurchases,
-                    [
-                        JSONText.rows(
-                            flagged.map { job, foreign in
-                                [
-                                    ("job_id", .int(job.id)), ("order_id", .string(job.order.orderID)),
-                                    ("user_id", .string(job.userID)),
-                                    ("original_id", .string(foreign.originalTransactionID)),
-                                    ("owner", .string(foreign.ownerUserID)),
-                                ]
-                            }
-                        )
-                    ]
-                )
-            )
-        }
-        let replays = settled.compactMap { answer, plan in plan.replay.map { (answer, $0) } }
-        if !replays.isEmpty {
-            writes.append(
-                SQLStatement(
-                    distrustReplays,
-                    [
-                        JSONText.rows(
-                            replays.map { answer, _ in
-                                [
-                                    ("user_id", .string(answer.job.userID)), ("store", .string(answer.store.rawValue)),
-                                    ("order_id", .string(answer.job.order.orderID)),
-                                ]
-                            }
-                        )
-                    ]
-                )
-            )
-        }
+                }
+            },
+            to: &writes
+        )
+        appendRows(
+            distrustReplays,
+            settled.filter { $0.1.replay != nil }.map { answer, _ in
+                [
+                    ("user_id", .string(answer.job.userID)), ("store", .string(answer.store.rawValue)),
+                    ("order_id", .string(answer.job.order.orderID)),
+                ]
+            },
+            to: &writes
+        )
         var unclaimed: [String: [(String, JSONText.Value)]] = [:]
         for (answer, plan) in settled {
             // A Google purchase that paid nothing is left unacknowledged, so Google refunds it: not a payment to assign.
@@ -260,6 +236,16 @@ extension PostgresJobQueue {
             )
         }
         return writes
+    }
+
+    /// Appends `sql` with `rows` as its one parameter (`$1`, a `jsonb` array of objects), when there are any.
+    private static func appendRows(
+        _ sql: String,
+        _ rows: [[(String, JSONText.Value)]],
+        to writes: inout [SQLStatement]
+    ) {
+        guard !rows.isEmpty else { return }
+        writes.append(SQLStatement(sql, [JSONText.rows(rows)]))
     }
 
     /// Orders other receipts of the batch completed: their active jobs are closed as superseded by the paying job,
