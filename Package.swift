@@ -59,7 +59,8 @@ let package = Package(
                 .embedInCode("SQL/routines/06_retention.sql"),
                 .embedInCode("SQL/routines/07_notifications.sql"),
                 .embedInCode("SQL/routines/08_trust.sql"),
-                .embedInCode("SQL/routines/09_roles_and_grants.sql"),
+                .embedInCode("SQL/routines/09_webhooks.sql"),
+                .embedInCode("SQL/routines/10_roles_and_grants.sql"),
                 .embedInCode("SQL/migrations/0001_initial.sql"),
                 .embedInCode("SQL/migrations/0002_hardening.sql"),
                 .embedInCode("SQL/migrations/0003_lean_write_path.sql"),
@@ -72,6 +73,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0010_store_notifications.sql"),
                 .embedInCode("SQL/migrations/0011_google_notifications.sql"),
                 .embedInCode("SQL/migrations/0012_trust_levels.sql"),
+                .embedInCode("SQL/migrations/0013_webhooks.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).

@@ -26,6 +26,7 @@ struct RunCommand: AsyncParsableCommand {
             storeKit: settings.storeKit,
             googlePlay: settings.googlePlay,
             trust: settings.trust,
+            webhooks: settings.webhooks,
             logger: logger
         )
         let group = ServiceGroup(

@@ -65,6 +65,10 @@ struct SettingsOptions: ParsableArguments {
     var provisionalAfter: String?
     @Option(help: "Unconfirmed provisional grants per player (RECEIPTD_PROVISIONAL_LIMIT).")
     var provisionalLimit: String?
+    @Option(help: "https URL the game server's webhooks are POSTed to; unset: off (RECEIPTD_WEBHOOK_URL).")
+    var webhookURL: String?
+    @Option(help: "File of whsec_ secrets, one a line, the first signing (RECEIPTD_WEBHOOK_SECRET_FILE).")
+    var webhookSecretFile: String?
     @Option(help: "Apple requests in flight (RECEIPTD_CONCURRENCY).") var concurrency: String?
     @Option(help: "Attempts before an order fails (RECEIPTD_MAX_ATTEMPTS).") var maxAttempts: String?
     @Option(help: "Backoff base in seconds (RECEIPTD_BACKOFF_BASE).") var backoffBase: String?
@@ -105,7 +109,8 @@ struct SettingsOptions: ParsableArguments {
             ("RECEIPTD_UNCLAIMED_SINCE", unclaimedSince), ("RECEIPTD_PROVISIONAL", provisional),
             ("RECEIPTD_TRUST_INITIAL_APPLE", trustInitialApple), ("RECEIPTD_TRUST_INITIAL_GOOGLE", trustInitialGoogle),
             ("RECEIPTD_TRUST_RESTORE_AFTER", trustRestoreAfter), ("RECEIPTD_PROVISIONAL_AFTER", provisionalAfter),
-            ("RECEIPTD_PROVISIONAL_LIMIT", provisionalLimit), ("RECEIPTD_CONCURRENCY", concurrency),
+            ("RECEIPTD_PROVISIONAL_LIMIT", provisionalLimit), ("RECEIPTD_WEBHOOK_URL", webhookURL),
+            ("RECEIPTD_WEBHOOK_SECRET_FILE", webhookSecretFile), ("RECEIPTD_CONCURRENCY", concurrency),
             ("RECEIPTD_MAX_ATTEMPTS", maxAttempts),
             ("RECEIPTD_BACKOFF_BASE", backoffBase), ("RECEIPTD_BACKOFF_MAX", backoffMax),
             ("RECEIPTD_POLL_INTERVAL", pollInterval),

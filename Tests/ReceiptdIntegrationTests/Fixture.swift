@@ -94,6 +94,7 @@ struct Fixture: Sendable {
                 storeKit: settings.storeKit,
                 googlePlay: settings.googlePlay,
                 trust: settings.trust,
+                webhooks: settings.webhooks,
                 logger: logger,
                 metrics: metrics,
                 notificationVerifier: notificationVerifier

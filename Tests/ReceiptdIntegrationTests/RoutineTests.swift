@@ -38,6 +38,15 @@ import Testing
         "trust_of(text)": ["receiptd_operator"],
         "set_trust(text, text, boolean, text)": ["receiptd_operator"],
         "grant_provisional(interval, integer, text, text[])": ["receiptd_worker"],
+        "webhook_deliveries_added()": [],
+        "webhook_delivery_revocation()": [],
+        "webhook_provisional_grant()": [],
+        "webhook_payment_unclaimed()": [],
+        "webhook_order_failed()": [],
+        "set_webhook_endpoint(boolean)": ["receiptd_worker"],
+        "disable_webhooks(text)": ["receiptd_worker"],
+        "enable_webhooks(text)": ["receiptd_operator"],
+        "replay_webhook_events(text[])": ["receiptd_operator"],
     ]
 
     /// Each function of schema `iap`, as `name(argument types)`: two rows of one name are overloads.

@@ -12,7 +12,7 @@
 --   change gets its old signature dropped HERE, in this file, which runs first, so that a database migrated
 --   by an older receiptd loses it. A drop stays as long as such databases may exist.
 -- - CREATE OR REPLACE VIEW can only append columns: a change to an existing column needs a DROP VIEW first.
--- - Nothing here grants EXECUTE: 09_roles_and_grants.sql revokes every function from PUBLIC and grants each
+-- - Nothing here grants EXECUTE: 10_roles_and_grants.sql revokes every function from PUBLIC and grants each
 --   to its roles.
 
 -- Old signatures, dropped before the files after this one create the current ones.

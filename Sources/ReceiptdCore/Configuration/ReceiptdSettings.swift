@@ -12,6 +12,8 @@ package struct ReceiptdSettings: Sendable {
     package var googlePlay = GooglePlayConfiguration()
     /// Trust levels and provisional grants.
     package var trust = TrustConfiguration()
+    /// Webhooks to the game server; nil (the default) turns them off.
+    package var webhooks: WebhookConfiguration?
     /// Daemon behaviour.
     package var daemon: ReceiptDaemon.Configuration
     /// Log level.
@@ -62,6 +64,7 @@ package struct ReceiptdSettings: Sendable {
         storeKit = try Self.storeKit(reader)
         googlePlay = try Self.googlePlay(reader)
         trust = try Self.trust(reader)
+        webhooks = try Self.webhooks(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency =

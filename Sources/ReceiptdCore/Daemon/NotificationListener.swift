@@ -8,6 +8,8 @@ struct NotificationListener: Sendable {
     static let cancelChannel = "iap_job_cancel"
     /// Channel on which a newly recorded store notification is announced.
     static let storeNotificationChannel = PostgresJobQueue.notificationsChannel
+    /// Channel on which new webhook events are announced (sql/routines/09_webhooks.sql).
+    static let webhookChannel = "iap_webhooks"
 
     /// For the `LISTEN` connection, the one connection of the daemon outside its queue's pool.
     let connectionString: String
@@ -21,6 +23,8 @@ struct NotificationListener: Sendable {
     let storeNotifications: Doorbell
     /// Rung with it: Google's lookups look at once too.
     var googleLookups: Doorbell? = nil
+    /// Rung for new webhook events: the senders look at once.
+    var webhookEvents: Doorbell? = nil
 
     /// Listens until the task is cancelled: new jobs wake the dispatcher; a job announced as cancelled is aborted
     /// directly, once the database confirms it is no longer running under this daemon.
@@ -33,6 +37,7 @@ struct NotificationListener: Sendable {
                     try await connection.execute("LISTEN \(Self.jobsChannel)")
                     try await connection.execute("LISTEN \(Self.cancelChannel)")
                     try await connection.execute("LISTEN \(Self.storeNotificationChannel)")
+                    try await connection.execute("LISTEN \(Self.webhookChannel)")
                     readiness.fire()
                     if backoff.succeeded() {
                         logger.notice("database reachable again; listening for notifications")
@@ -70,6 +75,8 @@ struct NotificationListener: Sendable {
                 } else if notification.channel == Self.storeNotificationChannel {
                     storeNotifications.ring()
                     googleLookups?.ring()
+                } else if notification.channel == Self.webhookChannel {
+                    webhookEvents?.ring()
                 } else {
                     newJobs = true
                 }

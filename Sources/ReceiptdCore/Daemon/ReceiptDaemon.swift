@@ -32,6 +32,7 @@ package final class ReceiptDaemon: Service {
         storeKit: StoreKitConfiguration = StoreKitConfiguration(),
         googlePlay: GooglePlayConfiguration = GooglePlayConfiguration(),
         trust: TrustConfiguration = TrustConfiguration(),
+        webhooks: WebhookConfiguration? = nil,
         logger: Logger,
         metrics: ReceiptdMetrics = ReceiptdMetrics(),
         notificationVerifier: NotificationHistoryPoller.Verify? = nil
@@ -198,6 +199,18 @@ package final class ReceiptDaemon: Service {
                 metrics: metrics
             )
         )
+        // Webhooks to the game server: every daemon sends, woken through its LISTEN connection.
+        let webhookEvents = Doorbell()
+        companions.append(
+            WebhookDispatcher(
+                queue: queue,
+                configuration: webhooks,
+                logger: logger,
+                metrics: metrics,
+                doorbell: webhookEvents
+            )
+        )
+        self.webhookEvents = webhookEvents
         self.googleLookups = googleLookups
         self.storeNotifications = storeNotifications
         self.companions = companions
@@ -226,13 +239,15 @@ package final class ReceiptDaemon: Service {
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
     /// the consumption answers (`ConsumptionSender`) and the notification history catch-up
     /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`) and the
-    /// lookups Google's notifications need first (`GoogleNotificationLookup`) and the trust levels (`TrustKeeper`).
-    /// Run them in the same service group.
+    /// lookups Google's notifications need first (`GoogleNotificationLookup`), the trust levels (`TrustKeeper`) and
+    /// the webhooks (`WebhookDispatcher`). Run them in the same service group.
     package let companions: [any Service]
     /// Rung by the listener for each new store notification; the `NotificationProcessor` among `companions` waits on it.
     private let storeNotifications: Doorbell
     /// Rung by the listener for each new store notification too; the `GoogleNotificationLookup` waits on it.
     private let googleLookups: Doorbell
+    /// Rung by the listener for each new webhook event; the `WebhookDispatcher` waits on it.
+    private let webhookEvents: Doorbell
 
     /// This daemon's `locked_by` value.
     package var identity: String { queue.owner }
@@ -276,7 +291,8 @@ package final class ReceiptDaemon: Service {
                     readiness: readiness,
                     metrics: metrics,
                     storeNotifications: storeNotifications,
-                    googleLookups: googleLookups
+                    googleLookups: googleLookups,
+                    webhookEvents: webhookEvents
                 )
                 group.addTask { await listener.run(wake: wake, inFlight: inFlight) }
                 group.addTask { await self.tick(wake: wake, inFlight: inFlight) }

@@ -32,6 +32,7 @@ package struct Migration: Sendable {
         Migration(version: 10, name: "store_notifications", bytes: PackageResources._010_store_notifications_sql),
         Migration(version: 11, name: "google_notifications", bytes: PackageResources._011_google_notifications_sql),
         Migration(version: 12, name: "trust_levels", bytes: PackageResources._012_trust_levels_sql),
+        Migration(version: 13, name: "webhooks", bytes: PackageResources._013_webhooks_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -24,6 +24,7 @@ package struct RoutineFile: Sendable {
         RoutineFile("06_retention.sql", bytes: PackageResources._6_retention_sql),
         RoutineFile("07_notifications.sql", bytes: PackageResources._7_notifications_sql),
         RoutineFile("08_trust.sql", bytes: PackageResources._8_trust_sql),
-        RoutineFile("09_roles_and_grants.sql", bytes: PackageResources._9_roles_and_grants_sql),
+        RoutineFile("09_webhooks.sql", bytes: PackageResources._9_webhooks_sql),
+        RoutineFile("10_roles_and_grants.sql", bytes: PackageResources._0_roles_and_grants_sql),
     ]
 }

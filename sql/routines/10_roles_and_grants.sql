@@ -68,6 +68,11 @@ BEGIN
         GRANT SELECT ON iap.trust_policy TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.grant_provisional(interval, int, text, text[]), iap.lose_trust(text, text, text, text),
             iap.set_trust_policy(boolean, boolean, int) TO receiptd_worker;
+        -- Webhooks: the triggers of 09_webhooks.sql run as the daemon and write events; the daemon sends them,
+        -- records each attempt, and writes whether it runs with an endpoint and when the endpoint is gone.
+        GRANT SELECT, INSERT, UPDATE ON iap.webhook_events TO receiptd_worker;
+        GRANT SELECT ON iap.webhook_endpoint TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.set_webhook_endpoint(boolean), iap.disable_webhooks(text) TO receiptd_worker;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_app') THEN
         REVOKE ALL ON SCHEMA iap FROM receiptd_app;
@@ -94,8 +99,9 @@ BEGIN
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
             iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
-            iap.trust_policy, iap.provisional_grants TO receiptd_operator;
+            iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
-            iap.trust_of(text), iap.set_trust(text, text, boolean, text) TO receiptd_operator;
+            iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),
+            iap.replay_webhook_events(text[]) TO receiptd_operator;
     END IF;
 END $$;
