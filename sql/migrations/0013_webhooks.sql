@@ -42,3 +42,7 @@ CREATE TABLE iap.webhook_endpoint (
     updated_at     timestamptz NOT NULL DEFAULT now()
 );
 INSERT INTO iap.webhook_endpoint DEFAULT VALUES;
+
+-- wh-sql (iap.stuck_jobs, `receiptd webhooks --state`): the events not delivered, by age, without reading the
+-- delivered ones (most of the table until retention deletes them).
+CREATE INDEX webhook_events_undelivered ON iap.webhook_events (created_at) WHERE state <> 'delivered';

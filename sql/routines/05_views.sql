@@ -36,6 +36,8 @@ ORDER BY retries DESC, error_class;
 -- an attempt may take under that daemon's settings (iap.daemons.attempt_limit_seconds) is 'overrun':
 -- the daemon is alive but no longer finishing it.
 -- A pending job due more than 5 minutes ago is 'overdue': no daemon is claiming.
+-- Besides jobs, other work that is stuck: acknowledgements, consumption answers, the voided poll, a blocked API, and
+-- webhook events and the webhook endpoint (`webhook_failing`, job_id NULL).
 CREATE OR REPLACE VIEW iap.stuck_jobs AS
 SELECT j.id AS job_id, j.order_id, j.state, k.reason,
        round(extract(epoch FROM now() - CASE k.reason WHEN 'lease_expired' THEN coalesce(j.heartbeat_at, j.started_at, j.created_at)
@@ -89,6 +91,25 @@ SELECT NULL, NULL, NULL, 'api_blocked', round(extract(epoch FROM p.blocked_until
        p.api || ' asked not to be called before ' || to_char(p.blocked_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
 FROM iap.api_pacing p
 WHERE p.blocked_until > now() + interval '1 minute'
+UNION ALL
+-- A webhook event the game server has not taken: given up after every retry (`failed`: `receiptd webhooks replay`
+-- sends it again), or still pending an hour after it was written (the endpoint failing, or disabled). last_error
+-- names the event, whose id replay takes, before the last answer. Read through the partial index of undelivered
+-- events: delivered ones, most of the table, are never scanned.
+SELECT NULL, w.order_id, w.state, 'webhook_failing', round(extract(epoch FROM now() - w.created_at))::bigint,
+       w.attempts, w.locked_by, NULL, w.next_attempt_at,
+       w.type || ' ' || w.id || ': ' || coalesce(w.last_error, 'HTTP ' || w.last_status, 'not sent yet')
+FROM iap.webhook_events w
+WHERE w.state <> 'delivered' AND (w.state = 'failed' OR w.created_at < now() - interval '1 hour')
+UNION ALL
+-- The endpoint answered 410 Gone: nothing is sent, and every event waits, until an operator enables it again.
+SELECT NULL, NULL, NULL, 'webhook_failing', round(extract(epoch FROM now() - e.disabled_at))::bigint, 0, NULL, NULL,
+       NULL,
+       'the webhook endpoint answered 410 Gone to ' || coalesce(e.disabled_event, 'an event')
+           || ' and is disabled: nothing is sent until an operator runs `receiptd webhooks enable` ('
+           || (SELECT count(*) FROM iap.webhook_events w WHERE w.state = 'pending') || ' events wait)'
+FROM iap.webhook_endpoint e
+WHERE e.disabled_at IS NOT NULL
 ORDER BY stuck_seconds DESC, job_id;
 
 -- Receipts that carried purchases first delivered to another user: shared or stolen receipts. Each row

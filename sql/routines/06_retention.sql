@@ -1,9 +1,11 @@
--- Retention: deleting old finished jobs, which the daemon (RECEIPTD_RETENTION) or a cron job calls.
+-- Retention: deleting old finished jobs and delivered webhook events, which the daemon (RECEIPTD_RETENTION) or a
+-- cron job calls.
 
--- Deletes up to p_batch finished jobs that finished more than p_older_than ago, with their
--- attempts. Orders and deliveries are never deleted, and neither is a job
--- the ledger names. A job another job's superseded_by names waits until that job is gone: each
--- round deletes only unreferenced jobs, so a supersede chain goes one link per round.
+-- Deletes up to p_batch rows in all: finished jobs that finished more than p_older_than ago, with their attempts,
+-- then webhook events delivered more than p_older_than ago. Returns how many jobs and events went (call it until
+-- it returns less than p_batch, or 0). Orders and deliveries are never deleted, and neither is a job the ledger
+-- names, nor a webhook event still `pending` or `failed`. A job another job's superseded_by names waits until
+-- that job is gone: each round deletes only unreferenced jobs, so a supersede chain goes one link per round.
 CREATE OR REPLACE FUNCTION iap.purge_finished(p_older_than interval, p_batch int) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
@@ -36,5 +38,20 @@ BEGIN
         v_total := v_total + v_round;
         EXIT WHEN v_round = 0 OR v_total >= purge_finished.p_batch;
     END LOOP;
+    IF v_total < purge_finished.p_batch THEN
+        -- Oldest delivery first, through the partial index of delivered events; one a daemon holds is left to
+        -- the next round.
+        WITH doomed AS (
+            SELECT w.id FROM iap.webhook_events w
+            WHERE w.state = 'delivered' AND w.delivered_at < now() - purge_finished.p_older_than
+            ORDER BY w.delivered_at
+            LIMIT purge_finished.p_batch - v_total
+            FOR UPDATE SKIP LOCKED
+        ), gone AS (
+            DELETE FROM iap.webhook_events w USING doomed WHERE w.id = doomed.id RETURNING 1
+        )
+        SELECT count(*) INTO v_round FROM gone;
+        v_total := v_total + v_round;
+    END IF;
     RETURN v_total;
 END $$;

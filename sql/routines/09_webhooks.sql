@@ -16,72 +16,101 @@
 -- - payment.unclaimed: a payment no order claimed was recorded;
 -- - order.failed: an order ended `invalid` or `failed`.
 
--- order.verified for the ledger rows an INSERT added, one event per order.
+-- Timestamps in `data` are written in UTC whatever the session's TimeZone (`…+00:00`), so every event reads
+-- alike whichever role or session made the change.
+
+-- order.verified for the ledger rows an INSERT added, one event per order; and delivery.revoked for a row added
+-- with units already revoked (a Google partial refund recorded before the purchase was delivered), which
+-- owed_revocations lists at once. No JIT: the planner knows nothing of the transition table and would compile
+-- this insert with LLVM on a busy settle path, as for apply_trust_rules.
 CREATE OR REPLACE FUNCTION iap.webhook_deliveries_added() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET jit = off AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET jit = off SET TimeZone = 'UTC' AS $$
 BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
         RETURN NULL;
     END IF;
     INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.verified', a.order_id, a.user_id,
-           jsonb_build_object('order_id', a.order_id, 'user_id', a.user_id, 'store', a.store,
-                              'provisional', false, 'deliveries', a.deliveries)
+    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.type, e.order_id, e.user_id, e.payload
     FROM (
-        SELECT n.order_id, min(n.user_id) AS user_id, min(n.store) AS store,
-               jsonb_agg(jsonb_build_object('transaction_id', n.transaction_id, 'product_id', n.product_id,
-                                            'quantity', n.quantity, 'purchase_date', n.purchase_date,
-                                            'environment', n.environment)
-                         ORDER BY n.transaction_id) AS deliveries
+        SELECT 'order.verified' AS type, n.order_id, min(n.user_id) AS user_id,
+               jsonb_build_object('order_id', n.order_id, 'user_id', min(n.user_id), 'store', min(n.store),
+                                  'provisional', false,
+                                  'deliveries', jsonb_agg(jsonb_build_object(
+                                      'transaction_id', n.transaction_id, 'product_id', n.product_id,
+                                      'quantity', n.quantity, 'purchase_date', n.purchase_date,
+                                      'environment', n.environment)
+                                  ORDER BY n.transaction_id)) AS payload,
+               0 AS rank, NULL::text AS transaction_id
         FROM added n
         GROUP BY n.order_id
-        ORDER BY n.order_id
-    ) a;
+        UNION ALL
+        SELECT 'delivery.revoked', n.order_id, n.user_id,
+               jsonb_build_object('order_id', n.order_id, 'user_id', n.user_id, 'store', n.store,
+                                  'transaction_id', n.transaction_id, 'product_id', n.product_id,
+                                  'quantity', n.quantity,
+                                  'revoked_quantity', CASE WHEN n.revoked_at IS NOT NULL THEN n.quantity
+                                                           ELSE n.revoked_quantity END,
+                                  'reason', n.revocation_reason, 'revoked_at', n.revoked_at,
+                                  'revocation_percentage', n.revocation_percentage,
+                                  'granted', n.granted_at IS NOT NULL),
+               1, n.transaction_id
+        FROM added n
+        WHERE n.revoked_at IS NOT NULL OR n.revoked_quantity > 0
+        -- Each order's verification before its revocations, in the order the ids were written.
+        ORDER BY order_id, rank, transaction_id
+    ) e;
     IF FOUND THEN
         PERFORM pg_notify('iap_webhooks', '');
     END IF;
     RETURN NULL;
 END $$;
 
--- delivery.revoked and delivery.reinstated for one ledger row whose revocation changed.
+-- delivery.revoked when a ledger row is revoked (revoked_at set: a refund, a revoke, a void, the last units of
+-- partial refunds) or more of its units are (revoked_quantity grew while revoked_at is unset: a partial refund),
+-- exactly when owed_revocations has something new to hand over; delivery.reinstated when its revocation is lifted.
+-- A revocation recorded again (Apple resends REFUND; a row whose revoked_at is rewritten) writes nothing: the
+-- trigger's WHEN leaves it out.
 CREATE OR REPLACE FUNCTION iap.webhook_delivery_revocation() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 DECLARE
-    v_type text;
+    v_data jsonb;
 BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
         RETURN NULL;
     END IF;
+    v_data := jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
+                                 'transaction_id', NEW.transaction_id, 'product_id', NEW.product_id,
+                                 'quantity', NEW.quantity, 'granted', NEW.granted_at IS NOT NULL);
     IF NEW.revoked_at IS NULL AND OLD.revoked_at IS NOT NULL THEN
-        v_type := 'delivery.reinstated';
-    ELSIF NEW.revoked_at IS NOT NULL
-          AND (OLD.revoked_at IS NULL OR NEW.revoked_quantity > OLD.revoked_quantity) THEN
-        v_type := 'delivery.revoked';
+        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
+        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.reinstated', NEW.order_id,
+                NEW.user_id, v_data);
     ELSE
-        RETURN NULL;
+        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
+        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.revoked', NEW.order_id,
+                NEW.user_id,
+                v_data || jsonb_build_object(
+                    'revoked_quantity', CASE WHEN NEW.revoked_at IS NOT NULL THEN NEW.quantity
+                                             ELSE NEW.revoked_quantity END,
+                    'reason', NEW.revocation_reason, 'revoked_at', NEW.revoked_at,
+                    'revocation_percentage', NEW.revocation_percentage));
     END IF;
-    INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-    VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), v_type, NEW.order_id, NEW.user_id,
-            jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
-                               'transaction_id', NEW.transaction_id, 'product_id', NEW.product_id,
-                               'quantity', NEW.quantity)
-            || CASE WHEN v_type = 'delivery.revoked' THEN
-                   jsonb_build_object('revoked_quantity',
-                                      CASE WHEN NEW.revoked_quantity > 0 THEN NEW.revoked_quantity
-                                           ELSE NEW.quantity END,
-                                      'reason', NEW.revocation_reason, 'revoked_at', NEW.revoked_at,
-                                      'granted', NEW.granted_at IS NOT NULL)
-               ELSE '{}'::jsonb END);
     PERFORM pg_notify('iap_webhooks', '');
     RETURN NULL;
 END $$;
 
--- order.verified for a new provisional grant; delivery.revoked for one refuted or exchanged.
+-- order.verified for a new provisional grant; delivery.revoked for one refuted or exchanged (`provisional_refuted`,
+-- `provisional_replaced`, as owed_revocations names them). Other changes of a grant (the game granted it,
+-- handled its revocation, a confirmation) write nothing.
 CREATE OR REPLACE FUNCTION iap.webhook_provisional_grant() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 DECLARE
     v_row jsonb;
 BEGIN
+    IF TG_OP = 'UPDATE' AND NOT ((NEW.state = 'refuted' AND OLD.state <> 'refuted')
+                                 OR (NEW.replaced AND NOT OLD.replaced)) THEN
+        RETURN NULL;
+    END IF;
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
         RETURN NULL;
     END IF;
@@ -92,7 +121,7 @@ BEGIN
         VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.verified', NEW.order_id, NEW.user_id,
                 jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
                                    'provisional', true, 'deliveries', jsonb_build_array(v_row)));
-    ELSIF (NEW.state = 'refuted' AND OLD.state <> 'refuted') OR (NEW.replaced AND NOT OLD.replaced) THEN
+    ELSE
         INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
         VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.revoked', NEW.order_id,
                 NEW.user_id,
@@ -101,17 +130,18 @@ BEGIN
                 || jsonb_build_object('revoked_quantity', NEW.quantity,
                                       'reason', CASE WHEN NEW.replaced THEN 'provisional_replaced'
                                                      ELSE 'provisional_refuted' END,
-                                      'revoked_at', now(), 'granted', NEW.granted_at IS NOT NULL));
-    ELSE
-        RETURN NULL;
+                                      'revoked_at', coalesce(NEW.resolved_at, now()),
+                                      'revocation_percentage', NULL,
+                                      'granted', NEW.granted_at IS NOT NULL));
     END IF;
     PERFORM pg_notify('iap_webhooks', '');
     RETURN NULL;
 END $$;
 
--- payment.unclaimed for a payment nobody ordered (the purchase token, a credential, is left out).
+-- payment.unclaimed for a payment nobody ordered (the purchase token, a credential, is left out). `order_id` and
+-- `user_id` are the order and player whose input carried it, NULL when a store reported it on its own.
 CREATE OR REPLACE FUNCTION iap.webhook_payment_unclaimed() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
         RETURN NULL;
@@ -130,7 +160,7 @@ END $$;
 
 -- order.failed for an order that ended `invalid` (the store refused it) or `failed` (it could not be verified).
 CREATE OR REPLACE FUNCTION iap.webhook_order_failed() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
         RETURN NULL;
@@ -144,22 +174,18 @@ BEGIN
     RETURN NULL;
 END $$;
 
-DROP TRIGGER IF EXISTS deliveries_webhook_added ON iap.deliveries;
-CREATE TRIGGER deliveries_webhook_added AFTER INSERT ON iap.deliveries
+CREATE OR REPLACE TRIGGER deliveries_webhook_added AFTER INSERT ON iap.deliveries
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION iap.webhook_deliveries_added();
-DROP TRIGGER IF EXISTS deliveries_webhook_revocation ON iap.deliveries;
-CREATE TRIGGER deliveries_webhook_revocation AFTER UPDATE OF revoked_at, revoked_quantity ON iap.deliveries
+CREATE OR REPLACE TRIGGER deliveries_webhook_revocation AFTER UPDATE OF revoked_at, revoked_quantity ON iap.deliveries
     FOR EACH ROW
-    WHEN (OLD.revoked_at IS DISTINCT FROM NEW.revoked_at OR OLD.revoked_quantity IS DISTINCT FROM NEW.revoked_quantity)
+    WHEN ((OLD.revoked_at IS NULL) <> (NEW.revoked_at IS NULL)
+          OR (OLD.revoked_at IS NULL AND NEW.revoked_at IS NULL AND NEW.revoked_quantity > OLD.revoked_quantity))
     EXECUTE FUNCTION iap.webhook_delivery_revocation();
-DROP TRIGGER IF EXISTS provisional_grants_webhook ON iap.provisional_grants;
-CREATE TRIGGER provisional_grants_webhook AFTER INSERT OR UPDATE ON iap.provisional_grants
+CREATE OR REPLACE TRIGGER provisional_grants_webhook AFTER INSERT OR UPDATE ON iap.provisional_grants
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_provisional_grant();
-DROP TRIGGER IF EXISTS unclaimed_payments_webhook ON iap.unclaimed_payments;
-CREATE TRIGGER unclaimed_payments_webhook AFTER INSERT ON iap.unclaimed_payments
+CREATE OR REPLACE TRIGGER unclaimed_payments_webhook AFTER INSERT ON iap.unclaimed_payments
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_payment_unclaimed();
-DROP TRIGGER IF EXISTS orders_webhook_failed ON iap.orders;
-CREATE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome ON iap.orders
+CREATE OR REPLACE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome ON iap.orders
     FOR EACH ROW
     WHEN (NEW.outcome IN ('invalid', 'failed') AND OLD.outcome IS DISTINCT FROM NEW.outcome)
     EXECUTE FUNCTION iap.webhook_order_failed();
