@@ -238,6 +238,46 @@ import Testing
         }
     }
 
+    @Test func eachEndingInvalidOrFailedIsOneFailureAndARetryThatFailsAgainIsAnother() async throws {
+        try await Fixture.with { f in
+            try await TrustRuleTests.withRoles(f) { roles in
+                try await f.configureWebhooks()
+                try await TrustRuleTests.failingOrder(f, "o-failed", quantity: 2)
+                try await TrustRuleTests.failingOrder(f, "o-invalid", user: "u2")
+                try await TrustRuleTests.failingOrder(f, "o-paid", user: "u3")
+                // One statement ends two orders (a settle's batch); the paying one is no failure.
+                try await TrustRuleTests.end(roles.worker, ["o-failed", "o-invalid"], "failed")
+                try await roles.worker.execute(
+                    "UPDATE iap.orders SET outcome = 'invalid', outcome_at = now() WHERE order_id = 'o-invalid'"
+                )
+                try await TrustRuleTests.settle(roles.worker, ["o-paid"])
+                #expect(
+                    try await Self.written(f) == [
+                        "order.failed o-failed", "order.failed o-invalid", "order.failed o-invalid",
+                        "order.verified o-paid",
+                    ]
+                )
+                #expect(
+                    try await Self.data(f, 0) == [
+                        "order_id": "o-failed", "user_id": "u1", "product_id": "gems", "quantity": "2",
+                        "outcome": "failed", "delivered_quantity": "0",
+                    ]
+                )
+                #expect(try await Self.data(f, 2)["outcome"] == "invalid")
+                // Rewriting the same ending, or the order's status, is no new ending.
+                try await roles.worker.execute(
+                    "UPDATE iap.orders SET outcome = outcome, outcome_at = outcome_at, status = status"
+                )
+                #expect(try await Self.written(f).count == 4)
+                // An operator retries the failed order, and it fails again: the game is told again.
+                _ = try await roles.operations.execute("SELECT iap.retry_order('o-failed')")
+                try await TrustRuleTests.end(roles.worker, ["o-failed"], "failed")
+                #expect(try await Self.written(f).last == "order.failed o-failed")
+                #expect(try await Self.written(f).count == 5)
+            }
+        }
+    }
+
     @Test func aProvisionalGrantIsVerifiedAndItsRefutationOrExchangeIsARevocation() async throws {
         try await Fixture.with { f in
             try await TrustRuleTests.withRoles(f) { roles in

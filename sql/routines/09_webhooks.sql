@@ -10,19 +10,21 @@
 -- Events, and their `data`:
 -- - order.verified: units delivered to an order (the ledger rows one statement added), or a provisional grant
 --   (`provisional` true, the one row `provisional:<order_id>`);
--- - delivery.revoked: a ledger row revoked (refund, revoke, void; `revoked_quantity` of `quantity` for a partial
---   refund), or a provisional grant refuted or exchanged (`provisional_refuted`, `provisional_replaced`);
+-- - delivery.revoked: a ledger row revoked (refund, revoke, void), more of its units revoked by a partial refund
+--   (`revoked_quantity` of `quantity`), or a provisional grant refuted or exchanged (`provisional_refuted`,
+--   `provisional_replaced`);
 -- - delivery.reinstated: a revocation lifted;
 -- - payment.unclaimed: a payment no order claimed was recorded;
 -- - order.failed: an order ended `invalid` or `failed`.
 
 -- Timestamps in `data` are written in UTC whatever the session's TimeZone (`…+00:00`), so every event reads
--- alike whichever role or session made the change.
+-- alike whichever role or session made the change. The data never holds a receipt, a purchase token or a signed
+-- transaction.
 
 -- order.verified for the ledger rows an INSERT added, one event per order; and delivery.revoked for a row added
 -- with units already revoked (a Google partial refund recorded before the purchase was delivered), which
--- owed_revocations lists at once. No JIT: the planner knows nothing of the transition table and would compile
--- this insert with LLVM on a busy settle path, as for apply_trust_rules.
+-- owed_revocations lists at once. No JIT: the planner only guesses the transition table's size, and must never
+-- compile this insert with LLVM on the settle path, as for apply_trust_rules.
 CREATE OR REPLACE FUNCTION iap.webhook_deliveries_added() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET jit = off SET TimeZone = 'UTC' AS $$
 BEGIN
@@ -185,9 +187,12 @@ CREATE OR REPLACE TRIGGER provisional_grants_webhook AFTER INSERT OR UPDATE ON i
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_provisional_grant();
 CREATE OR REPLACE TRIGGER unclaimed_payments_webhook AFTER INSERT ON iap.unclaimed_payments
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_payment_unclaimed();
-CREATE OR REPLACE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome ON iap.orders
+-- Each verification that ends an order writes its outcome and outcome_at: an order retried (`receiptd retry`) that
+-- fails again has ended again, and is told again; an update that rewrites neither is no ending.
+CREATE OR REPLACE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome, outcome_at ON iap.orders
     FOR EACH ROW
-    WHEN (NEW.outcome IN ('invalid', 'failed') AND OLD.outcome IS DISTINCT FROM NEW.outcome)
+    WHEN (NEW.outcome IN ('invalid', 'failed')
+          AND (OLD.outcome IS DISTINCT FROM NEW.outcome OR OLD.outcome_at IS DISTINCT FROM NEW.outcome_at))
     EXECUTE FUNCTION iap.webhook_order_failed();
 
 -- Whether changes write events: each daemon at start, true when it runs with RECEIPTD_WEBHOOK_URL.
