@@ -93,8 +93,8 @@ extension WebhookEventTests {
                 #expect(try await Self.anyPayloadContains(f, receipt) == false)
             }
             // Each was sent once, signed, and taken.
-            #expect(receiver.delivered().count == 5)
-            #expect(receiver.delivered().allSatisfy(\.verified))
+            let delivered = receiver.delivered()
+            #expect(delivered.count == 5 && delivered.filter(\.verified).count == 5)
         }
     }
 
