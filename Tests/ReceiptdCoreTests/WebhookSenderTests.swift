@@ -38,7 +38,7 @@ import Testing
         try withSender(secrets: Self.vector.secret) { sender in
             let request = sender.request(for: Self.event, timestamp: Self.vector.timestamp)
             #expect(request.url == Self.url)
-            #expect("\(request.method)" == "POST")
+            #expect(request.method.rawValue == "POST")
             #expect(request.headers.first(name: "content-type") == "application/json")
             #expect(request.headers.first(name: "webhook-id") == Self.vector.id)
             #expect(request.headers.first(name: "webhook-timestamp") == "1614265330")

@@ -21,7 +21,7 @@ import Testing
     func expectRefusal(
         _ environment: [String: String],
         naming variable: String,
-        hiding secrets: [String] = [secret],
+        hiding secrets: [String] = [WebhookSettingsTests.secret],
         sourceLocation: SourceLocation = #_sourceLocation
     ) {
         do {
@@ -48,7 +48,8 @@ import Testing
             ])
             let webhooks = try #require(settings.webhooks)
             #expect(webhooks.url == "https://game.example/webhooks")
-            #expect(webhooks.secrets.all == [try WebhookSecret(other), try WebhookSecret(Self.secret)])
+            let expected = [try WebhookSecret(other), try WebhookSecret(Self.secret)]
+            #expect(webhooks.secrets.all == expected)
             #expect(webhooks.timeout == .seconds(15))
             #expect(webhooks.lease == .seconds(60))
         }

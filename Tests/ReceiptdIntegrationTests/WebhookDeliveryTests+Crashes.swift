@@ -35,8 +35,9 @@ extension WebhookDeliveryTests {
                 let fresh = try await f.database.connect()
                 for index in 0..<5 { ids.append(try await f.writeWebhookEvent(order: "after-\(index)", on: fresh)) }
                 try await f.waitUntil(timeout: .seconds(40)) {
-                    try await fresh.execute("SELECT count(*) FROM iap.webhook_events WHERE state = 'delivered'")
-                        .rows.first?.first == "25"
+                    try await fresh.execute(
+                        "SELECT count(*) AS n FROM iap.webhook_events WHERE state = 'delivered'"
+                    ).first?["n"] == "25"
                 }
                 await fresh.close()
             }
@@ -49,18 +50,17 @@ extension WebhookDeliveryTests {
                 #expect(row["attempts"] == String(requests.count), "\(id): \(row["attempts"] ?? "") attempts")
                 #expect(row["state"] == "delivered" && row["last_status"] == "204", "\(id)")
                 #expect(requests.filter { ($0.status ?? 0) / 100 == 2 }.count == 1, "\(id)")
-                #expect(requests.allSatisfy(\.verified))
+                #expect(requests.allSatisfy { $0.verified })
             }
             #expect(receiver.delivered().count == 25)
             await check.close()
+            // Logged, not once per try: the outage and its end (a connection the pool still held may fail once more).
             func count(_ text: String) -> Int { lines.all.filter { $0.contains(text) }.count }
-            #expect(
-                count("webhooks: could not record attempts") == 1,
-                "\(lines.all.filter { $0.contains("webhooks") })"
-            )
-            #expect(count("webhooks: recording again") == 1)
-            #expect(count("webhooks: could not claim events") == 1)
-            #expect(count("webhooks: database reachable again") == 1)
+            let said = lines.all.filter { $0.contains("webhooks") }
+            #expect((1...3).contains(count("webhooks: could not record attempts")), "\(said)")
+            #expect(count("webhooks: recording again") == count("webhooks: could not record attempts"), "\(said)")
+            #expect((1...3).contains(count("webhooks: could not claim events")), "\(said)")
+            #expect(count("webhooks: database reachable again") == count("webhooks: could not claim events"))
         }
     }
 
@@ -123,7 +123,7 @@ extension WebhookDeliveryTests {
             let received = receiver.received()
             #expect(received.map(\.id) == [id, id])
             #expect(received.map(\.duplicate) == [false, true])
-            #expect(received.allSatisfy(\.verified))
+            #expect(received.allSatisfy { $0.verified })
             #expect(Set(received.map(\.body)).count == 1)
             #expect(receiver.delivered().map(\.id) == [id])
             let row = try await f.webhookEvent(id)

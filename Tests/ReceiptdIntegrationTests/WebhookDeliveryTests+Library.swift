@@ -26,14 +26,7 @@ extension WebhookDeliveryTests {
         #expect(signed == vector.signature)
 
         let newer = "whsec_" + Data((0..<32).map { UInt8($0 * 7 % 256) }).base64EncodedString()
-        let client = WebhookSender.makeClient(concurrency: 1)
-        defer { try? client.syncShutdown() }
-        let sender = WebhookSender(
-            client: client,
-            url: "https://game.example/webhooks",
-            secrets: try WebhookSecrets(fileText: "\(newer)\n\(vector.secret)\n"),
-            timeout: .seconds(15)
-        )
+        let secrets = try WebhookSecrets(fileText: "\(newer)\n\(vector.secret)\n")
         let body = #"{"type":"order.verified","timestamp":"2026-11-26T03:00:00.000000Z","data":{"order_id":"o1"}}"#
         let event = OwedWebhookEvent(
             id: Fixture.webhookID(),
@@ -42,7 +35,16 @@ extension WebhookDeliveryTests {
             body: body,
             attempts: 1
         )
+        // Nothing is sent: the client only builds the request.
+        let client = WebhookSender.makeClient(concurrency: 1)
+        let sender = WebhookSender(
+            client: client,
+            url: "https://game.example/webhooks",
+            secrets: secrets,
+            timeout: .seconds(15)
+        )
         let request = sender.request(for: event, timestamp: Int64(Date().timeIntervalSince1970))
+        try await client.shutdown()
         var headers: [String: String] = [:]
         for (name, value) in request.headers { headers[name] = value }
         // A receiver holding either secret (rotation) verifies; one holding another, or a changed body, does not.

@@ -28,12 +28,12 @@ extension WebhookDeliveryTests {
             let received = receiver.received()
             #expect(received.filter { [a1, a2, a3].contains($0.id) }.map(\.id) == [a1, a1, a1, a1, a2, a3])
             #expect(received.filter { [b1, b2].contains($0.id) }.map(\.id) == [b1, b2])
-            #expect(received.allSatisfy(\.verified))
+            #expect(received.allSatisfy { $0.verified })
             let delivered = receiver.delivered()
             // B did not wait for A's retries (three waits of 400 ms less jitter: over a second).
             let aDone = try #require(delivered.first { $0.id == a1 }).receivedAt
             for id in [b1, b2] {
-                #expect(try #require(delivered.first { $0.id == id }).receivedAt < aDone)
+                #expect((delivered.first { $0.id == id }?.receivedAt ?? .distantFuture) < aDone)
             }
             #expect(try await f.webhookEvent(a1)["attempts"] == "4")
             for id in [a2, a3, b1, b2] { #expect(try await f.webhookEvent(id)["attempts"] == "1") }
@@ -86,7 +86,7 @@ extension WebhookDeliveryTests {
                 try await receiver.shutdown()
                 let received = receiver.received()
                 #expect(received.map(\.id) == [id])
-                #expect(received.allSatisfy(\.verified), "\(received.map(\.refusal))")
+                #expect(received.allSatisfy { $0.verified }, "\(received.map(\.refusal))")
                 // Two signatures, the new secret's first; a receiver trusting neither refuses.
                 let request = try #require(received.first)
                 let parts = request.signature.split(separator: " ").map(String.init)
@@ -98,9 +98,8 @@ extension WebhookDeliveryTests {
                             try! WebhookSecret($0).signature(id: id, timestamp: timestamp, body: body)
                         }
                 )
-                let stranger = WebhookSignatureCheck(secrets: [
-                    try WebhookSecret("whsec_" + Data(repeating: 9, count: 32).base64EncodedString())
-                ])
+                let strangerSecret = try WebhookSecret("whsec_" + Data(repeating: 9, count: 32).base64EncodedString())
+                let stranger = WebhookSignatureCheck(secrets: [strangerSecret])
                 #expect(
                     stranger.refusal(id: id, timestamp: request.timestamp, signature: request.signature, body: body)
                         == "no signature matches"

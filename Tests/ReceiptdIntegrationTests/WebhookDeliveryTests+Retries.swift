@@ -116,10 +116,10 @@ extension WebhookDeliveryTests {
                 )
                 #expect(endpoint["disabled"] == "t" && endpoint["disabled_event"] == first)
                 // Nothing more is sent while changes keep writing events; every one waits, pending.
-                let later = [
-                    try await f.writeWebhookEvent(order: "o2"), try await f.writeWebhookEvent(order: "o1"),
-                    try await f.writeWebhookEvent(order: nil, type: "payment.unclaimed"),
-                ]
+                var later: [String] = []
+                later.append(try await f.writeWebhookEvent(order: "o2"))
+                later.append(try await f.writeWebhookEvent(order: "o1"))
+                later.append(try await f.writeWebhookEvent(order: nil, type: "payment.unclaimed"))
                 try await Task.sleep(for: .seconds(1))
                 #expect(receiver.received().count == 1)
                 for id in [first] + later {
