@@ -4,4 +4,6 @@ package enum WebhookReceiverAnswer: Sendable, Equatable, Codable {
     case status(Int, retryAfter: String? = nil)
     /// Never answers: the connection stays open until the sender gives up.
     case hang
+    /// This status after `milliseconds`: a slow endpoint, or a request still in flight while a test acts.
+    case delayed(milliseconds: Int, status: Int)
 }

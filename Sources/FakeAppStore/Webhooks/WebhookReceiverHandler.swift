@@ -10,6 +10,8 @@ final class WebhookReceiverHandler: ChannelInboundHandler, RemovableChannelHandl
     private let receiver: WebhookReceiverStandIn
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
+    /// A delayed answer not yet given.
+    private var waitingAnswer: Scheduled<Void>?
     /// The largest body taken; a larger one is answered 413.
     private static let bodyLimit = 1 << 20
 
@@ -29,6 +31,12 @@ final class WebhookReceiverHandler: ChannelInboundHandler, RemovableChannelHandl
             head = nil
             route(requestHead, context: context)
         }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        waitingAnswer?.cancel()
+        waitingAnswer = nil
+        context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -67,6 +75,14 @@ final class WebhookReceiverHandler: ChannelInboundHandler, RemovableChannelHandl
                 respond(head, status: status, retryAfter: retryAfter, context: context)
             case .hang:
                 break  // the sender's timeout ends it
+            case .delayed(let milliseconds, let status):
+                // Timer on the connection's own loop; cancelled if the sender goes away first.
+                waitingAnswer = context.eventLoop.assumeIsolated().scheduleTask(
+                    in: .milliseconds(Int64(max(0, milliseconds)))
+                ) {
+                    self.waitingAnswer = nil
+                    self.respond(head, status: status, context: context)
+                }
             }
         default:
             respond(head, status: 404, context: context)

@@ -23,6 +23,8 @@ package final class WebhookReceiverStandIn: Sendable {
 
     private struct State {
         var script: [WebhookReceiverAnswer] = []
+        /// Answers for one webhook-id, taken before the shared script.
+        var scriptByID: [String: [WebhookReceiverAnswer]] = [:]
         var received: [ReceivedWebhook] = []
         var taken: Set<String> = []
     }
@@ -67,6 +69,12 @@ package final class WebhookReceiverStandIn: Sendable {
         state.withLock { $0.script += answers }
     }
 
+    /// Queues answers for the next verified requests carrying webhook-id `id`, after those already queued for it;
+    /// they come before the shared script's.
+    package func script(_ answers: [WebhookReceiverAnswer], for id: String) {
+        state.withLock { $0.scriptByID[id, default: []] += answers }
+    }
+
     /// Every request taken so far, in arrival order.
     package func received() -> [ReceivedWebhook] {
         state.withLock { $0.received }
@@ -85,10 +93,21 @@ package final class WebhookReceiverStandIn: Sendable {
         let type =
             (try? JSONSerialization.jsonObject(with: Data(body))).flatMap { $0 as? [String: Any] }?["type"] as? String
         return state.withLock { state in
-            let answer: WebhookReceiverAnswer =
-                refusal != nil ? .status(401) : (state.script.isEmpty ? .status(204) : state.script.removeFirst())
-            let status: Int? = if case .status(let code, _) = answer { code } else { nil }
             let identifier = id ?? ""
+            let answer: WebhookReceiverAnswer
+            if refusal != nil {
+                answer = .status(401)
+            } else if let first = state.scriptByID[identifier]?.first {
+                answer = first
+                state.scriptByID[identifier]?.removeFirst()
+            } else {
+                answer = state.script.isEmpty ? .status(204) : state.script.removeFirst()
+            }
+            let status: Int? =
+                switch answer {
+                case .status(let code, _), .delayed(_, let code): code
+                case .hang: nil
+                }
             state.received.append(
                 ReceivedWebhook(
                     id: identifier,

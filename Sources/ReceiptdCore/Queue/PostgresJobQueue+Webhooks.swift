@@ -48,13 +48,15 @@ extension PostgresJobQueue: WebhookQueue {
         .map(\.event)
     }
 
-    /// One `UPDATE` for the lot; only events this daemon still holds, still `pending`.
+    /// One `UPDATE` for the lot; only events this daemon still holds from the same claim (`attempts` unchanged: a
+    /// lease that lapsed during a long outage may have been claimed again by this very daemon), still `pending`.
     package func recordWebhookAttempts(_ attempts: [WebhookAttempt]) async throws {
         guard !attempts.isEmpty else { return }
         let rows = JSONText.rows(
             attempts.map { attempt in
                 [
-                    ("id", .string(attempt.id)), ("state", .string(attempt.state.rawValue)),
+                    ("id", .string(attempt.id)), ("attempts", .int(Int64(attempt.attempts))),
+                    ("state", .string(attempt.state.rawValue)),
                     ("delay_ms", .int(Int64(attempt.retryAfter.seconds * 1000))),
                     ("status", .optional(attempt.status)),
                     ("error", .optional(attempt.error.map { String($0.prefix(500)) })),
@@ -69,8 +71,9 @@ extension PostgresJobQueue: WebhookQueue {
                 next_attempt_at = CASE WHEN r.state = 'pending' THEN now() + make_interval(secs => r.delay_ms / 1000.0)
                                        ELSE w.next_attempt_at END,
                 last_status = r.status, last_error = r.error, locked_by = NULL, locked_until = NULL
-            FROM jsonb_to_recordset($2::jsonb) AS r(id text, state text, delay_ms bigint, status int, error text)
-            WHERE w.id = r.id AND w.locked_by = $1 AND w.state = 'pending'
+            FROM jsonb_to_recordset($2::jsonb) AS r(id text, attempts int, state text, delay_ms bigint, status int,
+                                                     error text)
+            WHERE w.id = r.id AND w.locked_by = $1 AND w.attempts = r.attempts AND w.state = 'pending'
             """,
             [owner, rows]
         )

@@ -50,6 +50,18 @@ package final class WebhookDispatcher: Service {
             timeout: configuration.timeout
         )
         let pipeline = Pipeline()
+        await withGracefulShutdownHandler {
+            await send(sender: sender, configuration: configuration, pipeline: pipeline)
+        } onGracefulShutdown: {
+            // Stop waiting for the next poll: the loop ends at once, and the sends in flight finish.
+            self.doorbell.ring()
+            pipeline.slotFreed.ring()
+        }
+        try? await client.shutdown()
+    }
+
+    /// Claims and sends until graceful shutdown, then waits for the sends in flight and their recording.
+    private func send(sender: WebhookSender, configuration: WebhookConfiguration, pipeline: Pipeline) async {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.record(pipeline) }
             var database = ReconnectBackoff()
@@ -83,7 +95,6 @@ package final class WebhookDispatcher: Service {
             while pipeline.inFlight > 0 { await pipeline.slotFreed.wait(upTo: .milliseconds(100)) }
             pipeline.close()
         }
-        try? await client.shutdown()
     }
 
     /// Writes `iap.webhook_endpoint.configured`, retrying until it is written; false when shutdown came first.
@@ -122,7 +133,13 @@ package final class WebhookDispatcher: Service {
         switch decision {
         case .delivered:
             logger.debug("webhook delivered", metadata: metadata)
-            return WebhookAttempt(id: event.id, state: .delivered, status: answer.status, error: nil)
+            return WebhookAttempt(
+                id: event.id,
+                attempts: event.attempts,
+                state: .delivered,
+                status: answer.status,
+                error: nil
+            )
         case .retry(let delay):
             logger.warning(
                 "webhook not taken; sending it again later",
@@ -132,6 +149,7 @@ package final class WebhookDispatcher: Service {
             )
             return WebhookAttempt(
                 id: event.id,
+                attempts: event.attempts,
                 state: .pending,
                 retryAfter: delay,
                 status: answer.status,
@@ -142,7 +160,13 @@ package final class WebhookDispatcher: Service {
                 "webhook failed for good after every retry; `receiptd webhooks replay` sends it again",
                 metadata: metadata.merging([LogKey.error: "\(answer.error ?? "")"]) { $1 }
             )
-            return WebhookAttempt(id: event.id, state: .failed, status: answer.status, error: answer.error)
+            return WebhookAttempt(
+                id: event.id,
+                attempts: event.attempts,
+                state: .failed,
+                status: answer.status,
+                error: answer.error
+            )
         case .endpointGone:
             // Disabled before the event is put back, so that no daemon sends it again meanwhile.
             do {
@@ -160,6 +184,7 @@ package final class WebhookDispatcher: Service {
             }
             return WebhookAttempt(
                 id: event.id,
+                attempts: event.attempts,
                 state: .pending,
                 status: answer.status,
                 error: "410 Gone: the endpoint is disabled until `receiptd webhooks enable`"
@@ -181,6 +206,8 @@ package final class WebhookDispatcher: Service {
             do {
                 try await queue.recordWebhookAttempts(batch)
                 if database.succeeded() { logger.notice("webhooks: recording again") }
+                // A delivered (or failed) event lets its order's next one go: look now, not at the next poll.
+                if batch.contains(where: { $0.state != .pending }) { doorbell.ring() }
             } catch {
                 if database.failed() {
                     logger.error(
@@ -188,7 +215,8 @@ package final class WebhookDispatcher: Service {
                         metadata: [LogKey.error: "\(error)", "attempts": "\(batch.count)"]
                     )
                 }
-                if pipeline.isClosed && Task.isShuttingDownGracefully {
+                // Cancelled (not a graceful stop): the pauses would no longer wait, and the loop would spin.
+                if (pipeline.isClosed && Task.isShuttingDownGracefully) || Task.isCancelled {
                     logger.warning(
                         "webhooks: attempts left unrecorded at shutdown; their events are sent again",
                         metadata: ["attempts": "\(batch.count)"]

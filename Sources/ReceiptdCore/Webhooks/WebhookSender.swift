@@ -73,7 +73,7 @@ package struct WebhookSender: Sendable {
                 }
                 group.addTask {
                     try await Task.sleep(for: timeout)
-                    return WebhookAnswer(status: nil, error: "no answer within \(Int(timeout.seconds)) s")
+                    return WebhookAnswer(status: nil, error: "no answer within \(timeout)")
                 }
                 defer { group.cancelAll() }
                 return try await group.next() ?? WebhookAnswer(status: nil, error: "no answer")
