@@ -77,19 +77,20 @@ struct EnvironmentReader {
         )
     }
 
-    /// An https URL, or an http one to a loopback host (a local stand-in or proxy): the request carries
-    /// the shared secret, which plain http would send in clear over the network.
+    /// An https URL, or an http one to a loopback host (a local stand-in or proxy): requests carry secrets
+    /// (the shared secret, bearer tokens) or players' purchases, which plain http would send in clear. A refused
+    /// URL is not repeated in the error: its query may hold a token.
     func url(_ name: String) throws(ConfigurationError) -> String? {
         guard let text = string(name) else { return nil }
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
             let host = url.host, !host.isEmpty
         else {
-            throw ConfigurationError(variable: name, problem: "\"\(text)\" is not an http or https URL")
+            throw ConfigurationError(variable: name, problem: "is not an http or https URL with a host")
         }
         guard scheme == "https" || Self.isLoopback(host) else {
             throw ConfigurationError(
                 variable: name,
-                problem: "plain http to \(host) would send the shared secret in clear; "
+                problem: "plain http to \(host) would cross the network in clear; "
                     + "use https (http is allowed only to 127.0.0.0/8, ::1 and localhost)"
             )
         }

@@ -390,7 +390,12 @@ package final class ReceiptDaemon: Service {
                 retention: configuration.retention,
                 batch: configuration.retentionBatch
             )
-            if deleted > 0 { logger.info("retention: deleted finished jobs", metadata: ["jobs": "\(deleted)"]) }
+            if deleted > 0 {
+                logger.info(
+                    "retention: deleted finished jobs and delivered webhook events",
+                    metadata: ["rows": "\(deleted)"]
+                )
+            }
             if deleted < configuration.retentionBatch { return }
         }
     }
