@@ -57,15 +57,15 @@ package struct ChaosRun {
             googleFiles.remove()
         }
         let webhooks = try await ChaosWebhooks.start()
+        let environment = files.environment.merging(googleFiles.environment) { $1 }
+            .merging(webhooks.environment) { $1 }
         do {
             let report = try await run(
                 postgres: postgres,
                 standIn: standIn,
                 googlePlay: googlePlay,
                 webhooks: webhooks,
-                environment: files.environment.merging(googleFiles.environment) { $1 }.merging(webhooks.environment) {
-                    $1
-                }
+                environment: environment
             )
             try await standIn.shutdown()
             try await googlePlay.shutdown()

@@ -99,7 +99,8 @@ package struct DemoRun {
         try await Migrator.migrate(connection)
         // The daemon writes this at its start too; written first here, so that no change races it unreported.
         try await connection.execute("SELECT iap.set_webhook_endpoint(true)")
-        say("Schema migrated; stand-in App Store at \(standIn.productionURL), webhook receiver at \(receiver.url)")
+        say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
+        say("Stand-in webhook receiver (the game server's endpoint) at \(receiver.url), trusting a fresh whsec_ secret")
         var apple = AppleVerifier.Configuration()
         (apple.productionURL, apple.sandboxURL) = (standIn.productionURL, standIn.sandboxURL)
         (apple.sharedSecret, apple.requestTimeout) = ("demo-shared-secret", .seconds(10))

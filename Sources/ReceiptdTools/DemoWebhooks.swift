@@ -40,7 +40,7 @@ package struct DemoWebhooks: Sendable {
 
     /// Events per type, the most first.
     package var countsByType: [(type: String, count: Int)] {
-        Dictionary(grouping: events, by: \.type).map { ($0.key, $0.value.count) }
+        Dictionary(grouping: events, by: \.type).map { (type: $0.key, count: $0.value.count) }
             .sorted { $0.count != $1.count ? $0.count > $1.count : $0.type < $1.type }
     }
 

@@ -77,7 +77,7 @@ import Testing
         // Standard Webhooks checks, none acted on twice.
         #expect(webhooks.problems.isEmpty, "\(webhooks.problems)")
         #expect(webhooks.events.allSatisfy { $0.state == "delivered" })
-        #expect(webhooks.received.allSatisfy(\.verified))
+        #expect(webhooks.received.allSatisfy { $0.verified })
         let acted = webhooks.delivered.map(\.id)
         #expect(Set(acted).count == acted.count)
         #expect(Set(acted) == Set(webhooks.events.map(\.id)))
