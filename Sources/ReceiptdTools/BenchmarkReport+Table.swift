@@ -39,6 +39,21 @@ extension BenchmarkReport {
                     + "\(intake.databaseConnections) database connections\(intake.correct ? "" : ", SOME NOT RECORDED")"
             )
         }
+        if let webhooks = webhookDelivery {
+            lines.append(
+                "Webhook events delivered per second to a local receiver (goal ≥ 1,000/s): "
+                    + "\(Self.format(webhooks.deliveredPerSecond))/s over \(webhooks.events) events written in one INSERT, "
+                    + "\(webhooks.daemons) daemon × \(webhooks.concurrency) in flight, each signature checked; CPU s / 1k events: "
+                    + String(
+                        format: "daemon %.2f / PostgreSQL %.2f / receiver %.2f",
+                        webhooks.cpuSecondsPer1000Events,
+                        webhooks.postgresCPUSecondsPer1000Events,
+                        webhooks.receiverCPUSecondsPer1000Events
+                    )
+                    + (webhooks.baseline.map { "; baseline: \($0)" } ?? "")
+                    + (webhooks.correct ? "" : ", SOME NOT DELIVERED OR NOT VERIFIED")
+            )
+        }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"

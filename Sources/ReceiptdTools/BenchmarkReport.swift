@@ -24,6 +24,8 @@ package struct BenchmarkReport: Sendable, Codable {
     package var signedTransactions: SignedTransactionThroughput?
     /// App Store notifications the intake accepted (committed) per second.
     package var notificationIntake: NotificationIntakeThroughput?
+    /// Webhook events one daemon delivered per second to a local receiver.
+    package var webhookDelivery: WebhookThroughput?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())

@@ -51,6 +51,32 @@ package struct BenchmarkRun: Sendable {
         }
     }
 
+    /// Webhook events delivered per second by one daemon of this build to a receiver in this process. A baseline
+    /// build from before webhooks has none to measure: `n/a`.
+    private func webhookDelivery(
+        postgres: TemporaryPostgres,
+        standIn: AppStoreStandIn
+    ) async throws
+        -> WebhookThroughput
+    {
+        let events = max(configuration.orders, 1_000)
+        say("webhook events delivered per second to a local receiver: \(events) events, 1 daemon")
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_webhooks")
+        var result = try await WebhookThroughput.measure(
+            executable: executable,
+            connectionString: postgres.connectionString(database: database),
+            standIn: standIn,
+            events: events,
+            postmaster: postgres.postmasterPID,
+            timeLimit: .seconds(configuration.scenarioTimeLimit)
+        )
+        if configuration.baseline != nil { result.baseline = "n/a (the baseline build sends no webhooks)" }
+        say(
+            "webhooks: \(BenchmarkReport.format(result.deliveredPerSecond)) events/s\(result.correct ? "" : ", SOME NOT DELIVERED")"
+        )
+        return result
+    }
+
     /// Runs every scenario, then the ceiling; `command` is recorded in the report.
     package func run(command: String) async throws -> BenchmarkReport {
         // synchronous_commit on: every outcome is committed as a production server would commit it.
@@ -115,6 +141,7 @@ package struct BenchmarkRun: Sendable {
                         chain: standIn.testChain,
                         notifications: max(configuration.orders, 1_000)
                     )
+                    report.webhookDelivery = try await webhookDelivery(postgres: postgres, standIn: standIn)
                 }
                 try await standIn.shutdown()
             } catch {

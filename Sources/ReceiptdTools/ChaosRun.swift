@@ -10,8 +10,10 @@ import ReceiptdTestKit
 /// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`). Provisional grants
 /// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
 /// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back.
-/// Then `ChaosReport` checks that nothing was lost or delivered twice, and `ChaosProvisionalGame` that every
-/// provisional grant ended confirmed or refuted and that no unit was owed twice.
+/// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`).
+/// Then `ChaosReport` checks that nothing was lost or delivered twice, `ChaosProvisionalGame` that every
+/// provisional grant ended confirmed or refuted and that no unit was owed twice, and `ChaosWebhooks` that every
+/// event was delivered, verified, and first arrived in its order's write order.
 package struct ChaosRun {
     let configuration: Configuration
     let executable: String
@@ -54,19 +56,25 @@ package struct ChaosRun {
             files.remove()
             googleFiles.remove()
         }
+        let webhooks = try await ChaosWebhooks.start()
+        let environment = files.environment.merging(googleFiles.environment) { $1 }
+            .merging(webhooks.environment) { $1 }
         do {
             let report = try await run(
                 postgres: postgres,
                 standIn: standIn,
                 googlePlay: googlePlay,
-                environment: files.environment.merging(googleFiles.environment) { $1 }
+                webhooks: webhooks,
+                environment: environment
             )
             try await standIn.shutdown()
             try await googlePlay.shutdown()
+            await webhooks.stop()
             return report
         } catch {
             try? await standIn.shutdown()
             try? await googlePlay.shutdown()
+            await webhooks.stop()
             throw error
         }
     }
@@ -75,11 +83,14 @@ package struct ChaosRun {
         postgres: TemporaryPostgres,
         standIn: AppStoreStandIn,
         googlePlay: GooglePlayStandIn,
+        webhooks: ChaosWebhooks,
         environment storeEnvironment: [String: String]
     ) async throws -> ChaosReport {
         let database = postgres.connectionString()
         var connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
+        // Each daemon writes this at its start too; written first here, so that no settle before it goes unreported.
+        try await connection.execute("SELECT iap.set_webhook_endpoint(true)")
         let orders = ChaosOrders(
             count: configuration.orders,
             outageOrders: configuration.storeOutage ? 20 : 0,
@@ -165,7 +176,15 @@ package struct ChaosRun {
                 (try? await connection.execute(
                     "SELECT count(*) AS n FROM iap.google_finalizations WHERE done_at IS NULL"
                 ).first?.int("n")) ?? 1
-            if open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver { break }
+            // Events a killed daemon had claimed wait for its webhook lease to lapse, then are sent again.
+            let unsent = (try? await ChaosWebhooks.undelivered(on: connection)) ?? 1
+            let settled = open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver
+            if settled && unsent == 0 { break }
+            if settled, let lapsed = try? await ChaosWebhooks.lapseLeases(of: fleet.killedPIDs, on: connection),
+                lapsed > 0
+            {
+                say("\(lapsed) webhook events claimed by killed daemons: their leases lapse now")
+            }
         }
         let elapsed = ContinuousClock.now - started
         say("stopping daemons after \(elapsed)")
@@ -196,6 +215,9 @@ package struct ChaosRun {
             (grants.granted, grants.confirmed, grants.refuted)
         report.violations += grants.violations
         report.violations += storeOutage.violations
+        let told = try await webhooks.check(on: connection)
+        (report.webhookEvents, report.webhookRedeliveries) = (told.events, told.redeliveries)
+        report.violations += told.violations
         if !storeOutage.isOver { report.violations.append("Google Play was still out when the run ended") }
         await connection.close()
         if report.violations.isEmpty {

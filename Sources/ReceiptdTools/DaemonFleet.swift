@@ -11,6 +11,8 @@ struct DaemonFleet {
     private(set) var kills = 0
     /// Daemons that exited without being told to.
     private(set) var crashes = 0
+    /// The pids of the daemons SIGKILLed.
+    private(set) var killedPIDs: [pid_t] = []
 
     init(size: Int, executable: String, environment: [String: String], logDirectory: String) throws {
         self.executable = executable
@@ -41,6 +43,7 @@ struct DaemonFleet {
         guard let index = processes.indices.randomElement() else { return }
         processes[index].kill9()
         kills += 1
+        killedPIDs.append(processes[index].pid)
         processes[index] = try spawn()
     }
 

@@ -38,8 +38,9 @@ package struct DemoRun {
         self.say = say
     }
 
-    /// Runs the demo and returns every order with its outcome, the number of ledger rows, and the unclaimed payments.
-    package func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
+    /// Runs the demo and returns every order with its outcome, the number of ledger rows, the unclaimed payments,
+    /// and the webhooks the stand-in receiver got.
+    package func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String], webhooks: DemoWebhooks) {
         say("Starting a throwaway PostgreSQL …")
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }
@@ -55,6 +56,11 @@ package struct DemoRun {
         _ = try await standIn.start()
         let googlePlay = GooglePlayStandIn(logger: logger)
         _ = try await googlePlay.start()
+        // The game server's webhook endpoint, trusting a fresh secret the daemon reads from a private file.
+        let secretFile = try WebhookSecretFile()
+        defer { secretFile.remove() }
+        let receiver = WebhookReceiverStandIn(secrets: secretFile.secrets, logger: logger)
+        _ = try await receiver.start()
         let client = HTTPClient.makeForStores(concurrency: 16)
         do {
             let result = try await run(
@@ -62,16 +68,20 @@ package struct DemoRun {
                 standIn: standIn,
                 serverAPIKey: serverAPIKey,
                 googlePlay: googlePlay,
+                receiver: receiver,
+                secrets: secretFile.secrets,
                 client: client
             )
             try await client.shutdown()
             try await standIn.shutdown()
             try await googlePlay.shutdown()
+            try await receiver.shutdown()
             return result
         } catch {
             try? await client.shutdown()
             try? await standIn.shutdown()
             try? await googlePlay.shutdown()
+            try? await receiver.shutdown()
             throw error
         }
     }
@@ -81,11 +91,16 @@ package struct DemoRun {
         standIn: AppStoreStandIn,
         serverAPIKey: ServerAPITestKey,
         googlePlay: GooglePlayStandIn,
+        receiver: WebhookReceiverStandIn,
+        secrets: WebhookSecrets,
         client: HTTPClient
-    ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String]) {
+    ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String], webhooks: DemoWebhooks) {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
+        // The daemon writes this at its start too; written first here, so that no change races it unreported.
+        try await connection.execute("SELECT iap.set_webhook_endpoint(true)")
         say("Schema migrated; stand-in App Store at \(standIn.productionURL)")
+        say("Stand-in webhook receiver (the game server's endpoint) at \(receiver.url), trusting a fresh whsec_ secret")
         var apple = AppleVerifier.Configuration()
         (apple.productionURL, apple.sandboxURL) = (standIn.productionURL, standIn.sandboxURL)
         (apple.sharedSecret, apple.requestTimeout) = ("demo-shared-secret", .seconds(10))
@@ -112,6 +127,7 @@ package struct DemoRun {
             storeKit: storeKit,
             googlePlay: try googlePlayConfiguration(googlePlay),
             trust: Self.trust,
+            webhooks: Self.webhookConfiguration(url: receiver.url, secrets: secrets),
             logger: logger
         )
         // The notification endpoint, on a free loopback port, as RECEIPTD_NOTIFICATIONS_ADDR would serve it.
@@ -158,7 +174,9 @@ package struct DemoRun {
                     googlePlay: googlePlay,
                     intakeURL: "http://127.0.0.1:\(port)/notifications/google"
                 )
+                try await failTheReceiverTwice(receiver, on: connection)
                 try await serveTrustedThroughOutage(on: connection, standIn: standIn)
+                try await finishWebhooks(receiver, on: connection)
             } catch {
                 await group.triggerGracefulShutdown()
                 throw error
@@ -167,8 +185,9 @@ package struct DemoRun {
             try await tasks.waitForAll()
         }
         let result = try await outcomes(from: connection)
+        let webhooks = try await webhookReport(from: connection, receiver: receiver)
         await connection.close()
-        return result
+        return (result.rows, result.ledger, result.unclaimed, webhooks)
     }
 
     /// The game server's side before payment: checkouts, and an order it closes unpaid.

@@ -48,7 +48,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
         print(report.table)
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
-        if report.scenarios.contains(where: { !$0.correct }) { throw ExitCode.failure }
+        if report.scenarios.contains(where: { !$0.correct }) || report.webhookDelivery?.correct == false {
+            throw ExitCode.failure
+        }
     }
 
     private func numbers(_ list: String) -> [Int]? {

@@ -6,7 +6,8 @@ import Testing
 /// The chaos run at CI size: real daemon processes, SIGKILLs, an immediate PostgreSQL restart, a database
 /// outage longer than half the lease, forged cancel notifications, and a game transaction holding an order's
 /// rows locked across more than a lease (other orders must keep settling meanwhile), and Google Play out while App
-/// Store orders settle, with provisional grants on for trusted players' orders held up by a failing store.
+/// Store orders settle, with provisional grants on for trusted players' orders held up by a failing store, and
+/// webhooks sent to a stand-in receiver throughout.
 /// `swift run receiptd chaos --orders 5000 --daemons 4` runs it large.
 @Suite struct ChaosTests {
     /// `swift test` builds the `receiptd` executable next to the test bundle.
@@ -42,13 +43,16 @@ import Testing
         #expect(report.provisionalGranted > 0, "\(report.summary)")
         #expect(report.provisionalConfirmed > 0)
         #expect(report.provisionalConfirmed + report.provisionalRefuted == report.provisionalGranted)
+        // Webhooks to a stand-in receiver throughout: every event delivered, every request verified, each order's
+        // events first arriving in write order (the report's checks); at least an order.verified per paid order.
+        #expect(report.webhookEvents >= 260, "\(report.summary)")
     }
 }
 
 /// The README's first command, `receiptd demo`, through its library.
 @Suite struct DemoTests {
     @Test func theDemoSettlesEveryOrderAsItsScenarioSays() async throws {
-        let (rows, ledger, unclaimed) = try await DemoRun(
+        let (rows, ledger, unclaimed, webhooks) = try await DemoRun(
             logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
             say: { _ in }
         ).run()
@@ -68,5 +72,44 @@ import Testing
         #expect(
             unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"]
         )
+
+        // Webhooks: every event delivered to the stand-in receiver, each request's signature verified by its
+        // Standard Webhooks checks, none acted on twice.
+        #expect(webhooks.problems.isEmpty, "\(webhooks.problems)")
+        #expect(webhooks.events.allSatisfy { $0.state == "delivered" })
+        #expect(webhooks.received.allSatisfy { $0.verified })
+        let acted = webhooks.delivered.map(\.id)
+        #expect(Set(acted).count == acted.count)
+        #expect(Set(acted) == Set(webhooks.events.map(\.id)))
+        #expect(webhooks.received.filter { ($0.status ?? 0) / 100 == 2 }.count == webhooks.events.count)
+        // What the steps write: an order.verified for each paid order, a provisional one before it for each
+        // provisional grant, a delivery.revoked for each refund (Apple's and Google's), a payment.unclaimed for
+        // each unclaimed payment, an order.failed for each invalid order.
+        func orders(_ type: String, provisional: Bool = false) -> [String] {
+            webhooks.events.filter { $0.type == type && $0.provisional == provisional }.compactMap(\.orderID).sorted()
+        }
+        let paid = rows.filter { ["full", "partial"].contains($0.outcome) }.map(\.orderID).sorted()
+        #expect(paid.count == 16)
+        #expect(orders("order.verified") == paid)
+        #expect(
+            orders("order.verified", provisional: true) == rows.filter { $0.provisional != nil }.map(\.orderID).sorted()
+        )
+        #expect(orders("delivery.revoked") == ["demo-gp-rtdn", "demo-sk2-signed"])
+        #expect(orders("order.failed") == ["demo-forged", "demo-sk2-forged"])
+        #expect(webhooks.events.filter { $0.type == "payment.unclaimed" }.count == unclaimed.count)
+        #expect(webhooks.events.filter { $0.type == "delivery.reinstated" }.isEmpty)
+        let provisional = rows.filter { $0.provisional != nil }.count
+        #expect(webhooks.events.count == 16 + provisional + 2 + 2 + 2)
+        // The trusted player's order: the provisional grant's event, then the confirmation's, in that order.
+        #expect(
+            webhooks.events.filter { $0.orderID == "demo-trusted" }.map { $0.type + ($0.provisional ? "+p" : "") }
+                == ["order.verified+p", "order.verified"]
+        )
+        // The receiver answered 503 twice before the trusted step: its first event was sent three times, acted on
+        // once; no other event was retried.
+        let retried = webhooks.events.filter { $0.attempts > 1 }
+        #expect(retried.map(\.orderID) == ["demo-trusted"])
+        #expect(retried.first.map { webhooks.answers(to: $0.id) } == ["503", "503", "204"])
+        #expect(retried.first?.attempts == 3 && retried.first?.provisional == true)
     }
 }
