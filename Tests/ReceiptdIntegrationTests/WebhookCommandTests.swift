@@ -123,19 +123,21 @@ import Testing
                 "id", "type", "order_id", "user_id", "state", "attempts", "last_status", "last_error", "created_at",
                 "next_attempt_at", "delivered_at", "payload",
             ]
-            #expect(events.allSatisfy { Set($0.keys) == keys }, "\(events.first?.keys.sorted() ?? [])")
+            // A key whose value is null is left out, as in every command's JSON.
+            #expect(events.allSatisfy { Set($0.keys).isSubset(of: keys) }, "\(events.first?.keys.sorted() ?? [])")
+            #expect(Set(events[1].keys) == keys.subtracting(["next_attempt_at", "delivered_at"]))
             let new = events[0]
             let failed = events[1]
             let old = events[2]
-            #expect(new["order_id"] is NSNull && new["attempts"] as? Int == 2 && new["next_attempt_at"] is String)
-            #expect(new["delivered_at"] is NSNull && new["state"] as? String == "pending")
+            #expect(new["order_id"] == nil && new["attempts"] as? Int == 2 && new["next_attempt_at"] is String)
+            #expect(new["delivered_at"] == nil && new["state"] as? String == "pending")
             #expect(
                 failed["last_error"] as? String == "HTTP 500\r\nforged line" && failed["last_status"] as? Int == 500
-                    && failed["next_attempt_at"] is NSNull && failed["type"] as? String == "order.failed"
+                    && failed["next_attempt_at"] == nil && failed["type"] as? String == "order.failed"
             )
             let payload = try #require(failed["payload"] as? [String: Any])
             #expect(payload["order_id"] as? String == "o2" && payload["quantity"] as? Int == 2)
-            #expect((old["delivered_at"] as? String)?.hasSuffix("Z") == true && old["next_attempt_at"] is NSNull)
+            #expect((old["delivered_at"] as? String)?.hasSuffix("Z") == true && old["next_attempt_at"] == nil)
 
             let limited = try #require(
                 try Self.json(["webhooks", "--limit", "2", "--since", "2h"], url) as? [[String: Any]]

@@ -24,23 +24,6 @@ package struct WebhookEventSummary: Sendable, Codable, Equatable {
     package var deliveredAt: String?
     /// The body's `data`, as stored.
     package var payload: JSONValue
-
-    /// Every key, `null` for what the row does not record: one shape for scripts.
-    package func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(id, forKey: .id)
-        try container.encode(type, forKey: .type)
-        try container.encode(orderID, forKey: .orderID)
-        try container.encode(userID, forKey: .userID)
-        try container.encode(state, forKey: .state)
-        try container.encode(attempts, forKey: .attempts)
-        try container.encode(lastStatus, forKey: .lastStatus)
-        try container.encode(lastError, forKey: .lastError)
-        try container.encode(createdAt, forKey: .createdAt)
-        try container.encode(nextAttemptAt, forKey: .nextAttemptAt)
-        try container.encode(deliveredAt, forKey: .deliveredAt)
-        try container.encode(payload, forKey: .payload)
-    }
 }
 
 extension WebhookEventSummary {
