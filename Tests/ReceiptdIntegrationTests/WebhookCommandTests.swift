@@ -389,7 +389,8 @@ import Testing
                 .map(String.init)
             if url == nil { try await Task.sleep(for: .milliseconds(50)) }
         }
-        let receiverURL = try #require(url, String(decoding: try Data(contentsOf: errors), as: UTF8.self))
+        let stderr = String(decoding: try Data(contentsOf: errors), as: UTF8.self)
+        let receiverURL = try #require(url, "\(stderr)")
         #expect(receiverURL.hasPrefix("http://127.0.0.1:") && receiverURL.hasSuffix("/webhooks"))
 
         let client = WebhookSender.makeClient(concurrency: 2)
@@ -414,13 +415,15 @@ import Testing
         let response = try await client.execute(HTTPClientRequest(url: base + "/fake/received"), timeout: .seconds(10))
         let listed = try await response.body.collect(upTo: 1 << 20)
         try await client.shutdown()
-        let received = try #require(
-            try JSONSerialization.jsonObject(with: Data(listed.readableBytesView)) as? [[String: Any]]
-        )
-        #expect(received.map { $0["id"] as? String } == ["msg_cli1", "msg_cli1"])
-        #expect(received.first?["refusal"] == nil || received.first?["refusal"] is NSNull)
-        #expect(received.first?["body"] as? String == body && received.first?["status"] as? Int == 204)
-        #expect(received.last?["refusal"] is String && received.last?["status"] as? Int == 401)
+        let text = String(buffer: listed)
+        let document: Any = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        let received: [[String: Any]] = try #require(document as? [[String: Any]])
+        let ids: [String?] = received.map { $0["id"] as? String }
+        #expect(ids == ["msg_cli1", "msg_cli1"])
+        let first: [String: Any] = received.first ?? [:]
+        let last: [String: Any] = received.last ?? [:]
+        #expect(first["refusal"] == nil && first["body"] as? String == body && first["status"] as? Int == 204)
+        #expect(last["refusal"] is String && last["status"] as? Int == 401)
 
         process.terminate()
         let stop = ContinuousClock.now + .seconds(15)
