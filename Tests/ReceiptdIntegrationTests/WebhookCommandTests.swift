@@ -85,7 +85,7 @@ import Testing
                     == "Webhook endpoint: not configured (no daemon runs with RECEIPTD_WEBHOOK_URL: changes write no events)",
                 "\(lines)"
             )
-            #expect(lines.count == 6 && lines[1].isEmpty, "\(lines)")
+            #expect(lines.count == 7 && lines[1].isEmpty && lines[6].isEmpty, "\(lines)")
             #expect(
                 lines[2].split(separator: " ", omittingEmptySubsequences: true)
                     == [
