@@ -14,6 +14,7 @@ struct Receiptd: AsyncParsableCommand {
             EnqueueCommand.self,
             UnclaimedCommand.self, AssignCommand.self,
             NotificationsCommand.self, TrustCommand.self,
+            WebhooksCommand.self, FakeWebhookReceiverCommand.self,
             ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self,
         ]
     )

@@ -5,7 +5,8 @@ import ReceiptdCore
 struct ShowCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
-        abstract: "Show an order with every job, every attempt, its deliveries and the store notifications about them."
+        abstract:
+            "Show an order with every job, every attempt, its deliveries, the store notifications about them and its webhook events."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -121,7 +122,23 @@ struct ShowCommand: OperatorCommand {
                     ]
                 ).render()
         }
-        return ([header, "Jobs:\n" + jobs, attemptTable, deliveries] + (grant.map { [$0] } ?? []) + [notifications])
+        let webhooks =
+            detail.webhookEvents.isEmpty
+            ? "Webhook events: none"
+            : "Webhook events:\n"
+                + TextTable(
+                    headers: ["CREATED", "TYPE", "STATE", "ATTEMPTS", "LAST STATUS", "DELIVERED", "ID", "LAST ERROR"],
+                    rows: detail.webhookEvents.map { event in
+                        [
+                            event.createdAt, event.type, event.state.rawValue, String(event.attempts),
+                            event.lastStatus.map(String.init), event.deliveredAt, event.id, event.lastError,
+                        ]
+                    }
+                ).render()
+        return
+            ([header, "Jobs:\n" + jobs, attemptTable, deliveries] + (grant.map { [$0] } ?? []) + [
+                notifications, webhooks,
+            ])
             .joined(separator: "\n\n")
     }
 

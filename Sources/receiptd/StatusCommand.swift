@@ -6,7 +6,7 @@ struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users and recent failures."
+            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users, recent failures and webhooks."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -180,6 +180,30 @@ struct StatusCommand: OperatorCommand {
                 + (status.recentFailures > 0
                     ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : "")
         )
+        sections.append(webhooksLine(status.webhooks))
         return sections.joined(separator: "\n\n")
+    }
+
+    /// `Webhooks: …`: the endpoint, then the events pending (with the oldest's age), failed, and delivered in the
+    /// last hour.
+    static func webhooksLine(_ webhooks: WebhookFigures) -> String {
+        let endpoint = webhooks.endpoint
+        var line = "Webhooks: " + (endpoint.configured ? "endpoint configured" : "endpoint not configured")
+        if let disabledAt = endpoint.disabledAt {
+            line +=
+                ", DISABLED since \(disabledAt.terminalSafe) (410 Gone"
+                + (endpoint.disabledEvent.map { " to \($0.terminalSafe)" } ?? "")
+                + "; every event waits: run `receiptd webhooks enable` once the endpoint is back)"
+        }
+        line +=
+            "; \(webhooks.pending) pending"
+            + (webhooks.oldestPendingSeconds.flatMap { HumanDuration.text($0) }.map {
+                " (the oldest written \($0) ago)"
+            }
+                ?? "")
+            + ", \(webhooks.failed) failed"
+            + (webhooks.failed > 0 ? " (see `receiptd webhooks --state failed`; `receiptd webhooks replay ID…`)" : "")
+            + "; delivered in the last hour: \(webhooks.deliveredLastHour)"
+        return line
     }
 }

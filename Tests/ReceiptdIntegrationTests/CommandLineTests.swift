@@ -110,4 +110,24 @@ import Testing
         ])
         #expect(run.status == 78 && run.stderr.contains("APPLE_RECEIPT_ROOT_CA_FILE"), "\(run.stderr)")
     }
+
+    /// Issue 22: the webhook commands' usage errors exit 2 before connecting (the database is unreachable here).
+    @Test func webhookCommandsRefuseBadArgumentsWithStatusTwo() throws {
+        for usage in [
+            ["webhooks", "--state", "sent"], ["webhooks", "--limit", "0"], ["webhooks", "--since", "yesterday"],
+            ["webhooks", "replay"], ["webhooks", "replay", "1234"], ["webhooks", "replay", "msg_a b"],
+            ["webhooks", "enable", "now"], ["fake-webhook-receiver"],
+            ["fake-webhook-receiver", "--secret-file", "/dev/null", "--port", "70000"],
+        ] {
+            let run = try ReceiptdBinary.run(
+                usage + (usage[0] == "webhooks" ? ["--database-url", "host=127.0.0.1 port=1"] : [])
+            )
+            #expect(run.status == 2 && run.stdout.isEmpty && !run.stderr.isEmpty, "\(usage): \(run.stderr)")
+        }
+        let down = try ReceiptdBinary.run(["webhooks", "--database-url", "host=127.0.0.1 port=1"])
+        #expect(
+            down.status == 1 && down.stderr.hasPrefix("receiptd webhooks: cannot use the database"),
+            "\(down.stderr)"
+        )
+    }
 }

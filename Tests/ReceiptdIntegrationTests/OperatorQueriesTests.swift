@@ -110,4 +110,66 @@ import Testing
             await #expect(throws: OperatorError.notFound("no order nope")) { try await queries.show(orderID: "nope") }
         }
     }
+
+    @Test func webhooksFiltersByStateAndTimeNewestFirstWithTheEndpoint() async throws {
+        try await Fixture.with { f in
+            let queries = OperatorQueries(connection: f.connection)
+            let empty = try await queries.webhooks(WebhookFilter())
+            #expect(empty.events.isEmpty && empty.endpoint == WebhookEndpointStatus())
+
+            try await WebhookCommandTests.seedThree(f)
+            try await WebhookCommandTests.insert(f, "msg_week", state: "failed", attempts: 8, secondsAgo: 7 * 86_400)
+            try await f.configureWebhooks()
+            #expect(
+                try await queries.webhooks(WebhookFilter()).events.map(\.id) == [
+                    "msg_new", "msg_failed", "msg_old", "msg_week",
+                ]
+            )
+            #expect(try await queries.webhooks(WebhookFilter(limit: 2)).events.map(\.id) == ["msg_new", "msg_failed"])
+            #expect(
+                try await queries.webhooks(WebhookFilter(state: .failed)).events.map(\.id) == [
+                    "msg_failed", "msg_week",
+                ]
+            )
+            #expect(
+                try await queries.webhooks(WebhookFilter(state: .failed, since: .secondsAgo(86_400))).events.map(\.id)
+                    == ["msg_failed"]
+            )
+            let eightDaysAgo = Date().addingTimeInterval(-8 * 86_400)
+            let sixDaysAgo = Date().addingTimeInterval(-6 * 86_400)
+            #expect(try await queries.webhooks(WebhookFilter(since: .instant(eightDaysAgo))).events.count == 4)
+            #expect(try await queries.webhooks(WebhookFilter(since: .instant(sixDaysAgo))).events.count == 3)
+            let listing = try await queries.webhooks(WebhookFilter(state: .pending))
+            #expect(listing.endpoint.configured && !listing.endpoint.disabled)
+            let event = try #require(listing.events.first)
+            #expect(
+                event.type == "payment.unclaimed" && event.orderID == nil && event.userID == "u1" && event.attempts == 2
+                    && event.nextAttemptAt != nil && event.deliveredAt == nil && event.createdAt.hasSuffix("Z")
+            )
+            #expect(event.payload == .object(["order_id": .null, "user_id": .string("u1"), "quantity": .integer(2)]))
+        }
+    }
+
+    @Test func replayAndEnableGoThroughTheOperatorFunctions() async throws {
+        try await Fixture.with { f in
+            let queries = OperatorQueries(connection: f.connection)
+            try await WebhookCommandTests.seedThree(f)
+            await #expect(throws: OperatorError.self) { try await queries.replayWebhookEvents(["msg_new", "x"]) }
+            #expect(try await f.value("SELECT attempts FROM iap.webhook_events WHERE id = 'msg_new'") == "2")
+            let result = try await queries.replayWebhookEvents(["msg_nope", "msg_new", "msg_new"])
+            #expect(result.replayed == ["msg_new"] && result.notFound == ["msg_nope"])
+            #expect(try await f.value("SELECT attempts FROM iap.webhook_events WHERE id = 'msg_new'") == "0")
+
+            try await f.connection.execute("SELECT iap.disable_webhooks('msg_new')")
+            let enabled = try await queries.enableWebhooks(actor: "alice")
+            #expect(
+                enabled.wasDisabled && enabled.disabledEvent == "msg_new" && enabled.pending == 1 && !enabled.configured
+            )
+            #expect(try await f.value("SELECT enabled_by FROM iap.webhook_endpoint") == "alice")
+            let again = try await queries.enableWebhooks(actor: "")
+            #expect(!again.wasDisabled && again.disabledAt == nil && again.pending == 1)
+            // No name: the database role is recorded.
+            #expect(try await f.value("SELECT enabled_by = session_user FROM iap.webhook_endpoint") == "t")
+        }
+    }
 }

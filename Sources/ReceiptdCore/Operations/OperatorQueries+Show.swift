@@ -82,7 +82,8 @@ extension OperatorQueries {
                     """,
                     [orderID]
                 )
-                return (order, jobs, attempts, deliveries, notifications, grant)
+                let webhooks = try Self.webhookEvents(ofOrder: orderID, in: session)
+                return (order, jobs, attempts, deliveries, notifications, grant, webhooks)
             }
         }
         guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(argument)") }
@@ -95,7 +96,8 @@ extension OperatorQueries {
             },
             deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)),
             notifications: try rows.4.namedRows.map(NotificationSummary.init(row:)),
-            provisionalGrant: try rows.5.namedRows.first.map(OrderDetail.ProvisionalGrant.init(row:))
+            provisionalGrant: try rows.5.namedRows.first.map(OrderDetail.ProvisionalGrant.init(row:)),
+            webhookEvents: rows.6
         )
     }
 }

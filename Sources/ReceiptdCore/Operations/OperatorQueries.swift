@@ -134,6 +134,15 @@ package struct OperatorQueries: Sendable {
                 let trust =
                     try session.execute(TrustFigures.query).namedRows.first.map(TrustFigures.init(row:))
                     ?? TrustFigures()
+                let endpoint =
+                    try session.execute(WebhookEndpointStatus.query).namedRows.first.map(
+                        WebhookEndpointStatus.init(row:)
+                    )
+                    ?? WebhookEndpointStatus()
+                let webhooks =
+                    try session.execute(WebhookFigures.query).namedRows.first.map {
+                        try WebhookFigures(row: $0, endpoint: endpoint)
+                    } ?? WebhookFigures()
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
                     outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
@@ -182,7 +191,8 @@ package struct OperatorQueries: Sendable {
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
                     consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0,
                     provisionalGrants: trust.provisionalGrants,
-                    untrustedUsers: trust.untrustedUsers
+                    untrustedUsers: trust.untrustedUsers,
+                    webhooks: webhooks
                 )
             }
         }

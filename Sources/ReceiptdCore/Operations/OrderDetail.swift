@@ -140,4 +140,6 @@ package struct OrderDetail: Sendable, Codable, Equatable {
     package var notifications: [NotificationSummary] = []
     /// Its provisional grant, if it had one.
     package var provisionalGrant: ProvisionalGrant? = nil
+    /// The webhook events about it, in the order written.
+    package var webhookEvents: [WebhookEventSummary] = []
 }

@@ -173,6 +173,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var provisionalGrants = TrustFigures.Grants()
     /// Players whose `iap.user_trust` row says untrusted, by store.
     package var untrustedUsers = TrustFigures.UntrustedUsers()
+    /// The webhook endpoint and its events: pending, failed, the oldest pending, delivered in the last hour.
+    package var webhooks = WebhookFigures()
 
     /// The number of jobs in `state`.
     package func jobs(in state: JobState) -> Int {

@@ -1,0 +1,5 @@
+import ArgumentParser
+import ReceiptdCore
+
+/// `--state failed`; the help lists every state.
+extension WebhookEventState: ExpressibleByArgument {}
