@@ -6,9 +6,14 @@ import ReceiptdCore
 protocol OperatorCommand: AsyncParsableCommand {
     /// `--database-url` and `--json`.
     var options: OperatorOptions { get }
+    /// How error messages name the command: `receiptd <name>: …`.
+    static var errorName: String { get }
 }
 
 extension OperatorCommand {
+    /// The command's name; a subcommand names its parent too.
+    static var errorName: String { configuration.commandName ?? "receiptd" }
+
     /// Connects, runs `call`, prints its result on stdout; on failure writes a message to stderr and exits 1, 3 or 4.
     func perform<Value: Encodable>(
         _ call: (OperatorQueries) async throws -> Value,
@@ -32,7 +37,7 @@ extension OperatorCommand {
 
     /// Writes `error` to stderr, without the connection string's password, and returns the exit status for it.
     func report(_ error: any Error) -> ExitCode {
-        let name = Self.configuration.commandName ?? "receiptd"
+        let name = Self.errorName
         let (message, code): (String, ExitCode) =
             switch error {
             case OperatorError.notFound(let message): (message, OperatorExitCode.notFound)

@@ -13,6 +13,8 @@ struct WebhooksEnableCommand: OperatorCommand {
 
     @OptionGroup var options: OperatorOptions
 
+    static let errorName = "webhooks enable"
+
     func run() async throws {
         try await perform({ try await $0.enableWebhooks(actor: ProcessInfo.processInfo.userName) }, text: Self.text)
     }

@@ -12,6 +12,8 @@ struct WebhooksReplayCommand: OperatorCommand {
 
     @OptionGroup var options: OperatorOptions
 
+    static let errorName = "webhooks replay"
+
     @Argument(help: "Webhook ids (msg_…), as `receiptd webhooks` lists them.")
     var ids: [String]
 

@@ -220,7 +220,10 @@ import Testing
                 "webhooks", "replay", "msg_nope", "msg_failed", "msg_gone", "--database-url", url,
             ])
             #expect(partly.status == 3, "\(partly.stderr)")
-            #expect(partly.stderr == "receiptd replay: no webhook event msg_nope, msg_gone\n", "\(partly.stderr)")
+            #expect(
+                partly.stderr == "receiptd webhooks replay: no webhook event msg_nope, msg_gone\n",
+                "\(partly.stderr)"
+            )
             #expect(partly.stdout == "Replayed msg_failed: pending, due now, attempts 0.\n")
             #expect(try await f.value("SELECT state FROM iap.webhook_events WHERE id = 'msg_failed'") == "pending")
 

@@ -176,8 +176,15 @@ extension WebhookEventTests {
             // o2's first delivered, o1's to be sent again in an hour: o2's second goes, o1's still waits.
             let (first1, first2) = (try await Self.eventID(f, "o1"), try await Self.eventID(f, "o2"))
             try await queue.recordWebhookAttempts([
-                WebhookAttempt(id: first2, state: .delivered, status: 204, error: nil),
-                WebhookAttempt(id: first1, state: .pending, retryAfter: .seconds(3600), status: 500, error: "HTTP 500"),
+                WebhookAttempt(id: first2, attempts: 1, state: .delivered, status: 204, error: nil),
+                WebhookAttempt(
+                    id: first1,
+                    attempts: 1,
+                    state: .pending,
+                    retryAfter: .seconds(3600),
+                    status: 500,
+                    error: "HTTP 500"
+                ),
             ])
             #expect(try await claim() == ["delivery.revoked o2 1"])
             #expect(try await claim() == [])
@@ -188,7 +195,7 @@ extension WebhookEventTests {
             )
             #expect(try await claim() == ["order.verified o1 2"])
             try await queue.recordWebhookAttempts([
-                WebhookAttempt(id: first1, state: .failed, status: 500, error: "HTTP 500")
+                WebhookAttempt(id: first1, attempts: 2, state: .failed, status: 500, error: "HTTP 500")
             ])
             #expect(try await claim() == ["delivery.revoked o1 1"])
             await pool.close()

@@ -99,6 +99,8 @@ package struct ReceiptdSettings: Sendable {
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
         notifications = try reader.listenAddress("RECEIPTD_NOTIFICATIONS_ADDR", fallback: nil)
+        // A webhook event's claim lapses with the daemon's other leases, but never before its call could end.
+        if let timeout = webhooks?.timeout { webhooks?.lease = max(daemon.lease, timeout * 2) }
         if daemon.lease <= .seconds(apple.requestTimeout.components.seconds) {
             throw ConfigurationError(
                 variable: "RECEIPTD_LEASE",

@@ -23,6 +23,8 @@ package final class ReceiptDaemon: Service {
     let receipts: ReceiptVerifierChoice
     /// Publishes the store APIs whose jobs this daemon's claims skip, for `receiptd status`.
     let pausedAPIs: PausedAPIsPublisher
+    /// Whether this daemon runs with `RECEIPTD_WEBHOOK_URL`.
+    private let webhooksConfigured: Bool
 
     /// Creates a daemon; nothing connects until `run()`.
     package init(
@@ -211,6 +213,7 @@ package final class ReceiptDaemon: Service {
             )
         )
         self.webhookEvents = webhookEvents
+        webhooksConfigured = webhooks != nil
         self.googleLookups = googleLookups
         self.storeNotifications = storeNotifications
         self.companions = companions
@@ -319,7 +322,8 @@ package final class ReceiptDaemon: Service {
         logger.info("receiptd stopped")
     }
 
-    /// Waits until the database answers, then checks that it has every migration this binary needs.
+    /// Waits until the database answers, then checks that it has every migration this binary needs and writes
+    /// whether this daemon sends webhooks (`iap.webhook_endpoint.configured`: whether changes write events).
     /// Returns false when shutdown came first; throws `MigrationError.databaseIsBehind` for an old schema.
     /// A database a newer receiptd migrated further is fine: migrations only add.
     private func schemaIsCurrent() async throws -> Bool {
@@ -332,6 +336,8 @@ package final class ReceiptDaemon: Service {
                     logger.critical("cannot start: \(error)")
                     throw error
                 }
+                // Before the first claim, so that every change this daemon makes writes its webhook event.
+                try await queue.setWebhookEndpoint(configured: webhooksConfigured)
                 return true
             } catch let error as PostgresError where error.kind == .connection {
                 if backoff.failed() {

@@ -17,6 +17,7 @@ package struct WebhookConfiguration: Sendable, Equatable {
     /// Events sent at once by one daemon.
     package var concurrency = 32
     /// How long a claimed event is this daemon's: longer than `timeout`, so that only a dead daemon's lapses.
+    /// `RECEIPTD_LEASE`, or twice the timeout if that is longer.
     package var lease: Duration = .seconds(60)
     /// How often the senders look for due events without a notification.
     package var pollInterval: Duration = .seconds(1)

@@ -8,8 +8,9 @@ import Synchronization
 /// endpoint costs the database one statement per batch of answers, not one per event).
 ///
 /// Every daemon runs one; events are claimed with `SKIP LOCKED` for the lease, so a daemon killed mid-call
-/// leaves its events to be sent again (receivers deduplicate on `webhook-id`). Without a URL it only writes
-/// that changes write no events, and waits for shutdown.
+/// leaves its events to be sent again (receivers deduplicate on `webhook-id`). Without a URL it only waits for
+/// shutdown. (Whether changes write events at all, `iap.webhook_endpoint.configured`, the daemon writes at start,
+/// before it claims a job.)
 package final class WebhookDispatcher: Service {
     private let queue: any WebhookQueue
     private let configuration: WebhookConfiguration?
@@ -33,10 +34,8 @@ package final class WebhookDispatcher: Service {
         self.doorbell = doorbell
     }
 
-    /// Publishes whether changes write events, then sends until graceful shutdown; attempts in flight finish
-    /// (within the timeout) and are recorded first.
+    /// Sends until graceful shutdown; attempts in flight finish (within the timeout) and are recorded first.
     package func run() async throws {
-        guard await publish() else { return }
         guard let configuration else {
             // A service that returns would stop the daemon.
             try? await gracefulShutdown()
@@ -95,26 +94,6 @@ package final class WebhookDispatcher: Service {
             while pipeline.inFlight > 0 { await pipeline.slotFreed.wait(upTo: .milliseconds(100)) }
             pipeline.close()
         }
-    }
-
-    /// Writes `iap.webhook_endpoint.configured`, retrying until it is written; false when shutdown came first.
-    private func publish() async -> Bool {
-        var database = ReconnectBackoff()
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                try await queue.setWebhookEndpoint(configured: configuration != nil)
-                return true
-            } catch {
-                if database.failed() {
-                    logger.error(
-                        "webhooks: could not write the endpoint's setting (database unreachable?); trying again",
-                        metadata: [LogKey.error: "\(error)"]
-                    )
-                }
-                await database.wait()
-            }
-        }
-        return false
     }
 
     /// Sends `event` once and decides what to record.
