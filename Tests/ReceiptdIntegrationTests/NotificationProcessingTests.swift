@@ -591,14 +591,7 @@ import Testing
                 "RECEIPTD_POLL_INTERVAL": "0.1", "RECEIPTD_BACKOFF_BASE": "0.05", "RECEIPTD_BACKOFF_MAX": "0.1",
                 "RECEIPTD_SHUTDOWN_GRACE": "1",
             ]) { $1 }
-            let process = Process()
-            process.executableURL = try ReceiptdBinary.location()
-            process.arguments = ["run"]
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ReceiptdBinary.startDaemon(environment: environment)
             // Its refund statement waits for the game's row lock: kill the daemon right there.
             try await f.waitUntil {
                 try await f.value(

@@ -431,14 +431,7 @@ import Testing
                 "RECEIPTD_SHUTDOWN_GRACE": "1", "RECEIPTD_MAX_ATTEMPTS": "1000", "RECEIPTD_APPLE_TIMEOUT": "2",
                 "RECEIPTD_LEASE": "5", "RECEIPTD_PROVISIONAL": "on", "RECEIPTD_PROVISIONAL_AFTER": "1s",
             ]) { $1 }
-            let process = Process()
-            process.executableURL = try ReceiptdBinary.location()
-            process.arguments = ["run"]
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ReceiptdBinary.startDaemon(environment: environment)
             do {
                 try await f.waitForGrant("killed-1", timeout: .seconds(30))
             } catch {

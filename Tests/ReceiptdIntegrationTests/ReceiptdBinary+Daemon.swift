@@ -31,4 +31,17 @@ extension ReceiptdBinary {
             stderr: String(decoding: try Data(contentsOf: paths[1]), as: UTF8.self)
         )
     }
+
+    /// Starts `receiptd run` with exactly `environment`, its output discarded, for a test that kills it.
+    static func startDaemon(environment: [String: String]) throws -> Process {
+        let process = Process()
+        process.executableURL = try location()
+        process.arguments = ["run"]
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
 }

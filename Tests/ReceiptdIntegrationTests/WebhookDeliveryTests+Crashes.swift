@@ -87,14 +87,7 @@ extension WebhookDeliveryTests {
                 "RECEIPTD_POLL_INTERVAL": "0.1", "RECEIPTD_WEBHOOK_URL": receiver.url,
                 "RECEIPTD_WEBHOOK_SECRET_FILE": secretFile.path,
             ]) { $1 }
-            let process = Process()
-            process.executableURL = try ReceiptdBinary.location()
-            process.arguments = ["run"]
-            process.environment = environment
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try ReceiptdBinary.startDaemon(environment: environment)
             do {
                 try await f.waitUntil { receiver.received().count == 1 }
             } catch {
