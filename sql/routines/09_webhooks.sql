@@ -7,6 +7,10 @@
 -- The trigger functions run as the role making the change (the daemon's, or a function's owner), which may
 -- insert events and read the endpoint row, and they call no other function of ours.
 --
+-- Every read of the one-row iap.webhook_endpoint names its key (`WHERE singleton`): the daemon's sessions run with
+-- enable_seqscan off, and a sequential scan costed as disabled is far above jit_above_cost, so each statement
+-- reading it would be compiled with LLVM (half a second per webhook claim, measured).
+--
 -- Events, and their `data`:
 -- - order.verified: units delivered to an order (the ledger rows one statement added), or a provisional grant
 --   (`provisional` true, the one row `provisional:<order_id>`);
@@ -28,7 +32,7 @@
 CREATE OR REPLACE FUNCTION iap.webhook_deliveries_added() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET jit = off SET TimeZone = 'UTC' AS $$
 BEGIN
-    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
     INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
@@ -77,7 +81,7 @@ LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC'
 DECLARE
     v_data jsonb;
 BEGIN
-    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
     v_data := jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
@@ -113,7 +117,7 @@ BEGIN
                                  OR (NEW.replaced AND NOT OLD.replaced)) THEN
         RETURN NULL;
     END IF;
-    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
     v_row := jsonb_build_object('transaction_id', 'provisional:' || NEW.order_id, 'product_id', NEW.product_id,
@@ -145,7 +149,7 @@ END $$;
 CREATE OR REPLACE FUNCTION iap.webhook_payment_unclaimed() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 BEGIN
-    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
     INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
@@ -164,7 +168,7 @@ END $$;
 CREATE OR REPLACE FUNCTION iap.webhook_order_failed() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 BEGIN
-    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint), false) THEN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
     INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
@@ -199,7 +203,7 @@ CREATE OR REPLACE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome, outcome
 CREATE OR REPLACE FUNCTION iap.set_webhook_endpoint(configured boolean) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     UPDATE iap.webhook_endpoint SET configured = set_webhook_endpoint.configured, updated_at = now()
-    WHERE configured IS DISTINCT FROM set_webhook_endpoint.configured;
+    WHERE singleton AND configured IS DISTINCT FROM set_webhook_endpoint.configured;
 $$;
 
 -- The endpoint answered 410 Gone to `event_id`: nothing more is sent until `receiptd webhooks enable`. True when
@@ -208,7 +212,7 @@ CREATE OR REPLACE FUNCTION iap.disable_webhooks(event_id text) RETURNS boolean
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     UPDATE iap.webhook_endpoint SET disabled_at = now(), disabled_event = disable_webhooks.event_id,
                                     updated_at = now()
-    WHERE disabled_at IS NULL
+    WHERE singleton AND disabled_at IS NULL
     RETURNING true;
 $$;
 
@@ -220,7 +224,8 @@ DECLARE
     v_pending bigint;
 BEGIN
     UPDATE iap.webhook_endpoint SET disabled_at = NULL, disabled_event = NULL, enabled_at = now(),
-                                    enabled_by = enable_webhooks.actor, updated_at = now();
+                                    enabled_by = enable_webhooks.actor, updated_at = now()
+    WHERE singleton;
     UPDATE iap.webhook_events SET next_attempt_at = now()
     WHERE state = 'pending' AND next_attempt_at > now();
     SELECT count(*) INTO v_pending FROM iap.webhook_events WHERE state = 'pending';

@@ -14,7 +14,7 @@ extension PostgresJobQueue: WebhookQueue {
                 SELECT w.id FROM iap.webhook_events w
                 WHERE w.state = 'pending' AND w.next_attempt_at <= now()
                   AND (w.locked_until IS NULL OR w.locked_until < now())
-                  AND (SELECT e.disabled_at FROM iap.webhook_endpoint e) IS NULL
+                  AND (SELECT e.disabled_at FROM iap.webhook_endpoint e WHERE e.singleton) IS NULL
                   AND (w.order_id IS NULL OR NOT EXISTS (
                       SELECT 1 FROM iap.webhook_events b
                       WHERE b.order_id = w.order_id AND b.state = 'pending' AND b.seq < w.seq))

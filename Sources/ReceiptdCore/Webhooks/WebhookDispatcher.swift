@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import Foundation
 import Logging
 import ServiceLifecycle
 import Synchronization
@@ -66,7 +67,9 @@ package final class WebhookDispatcher: Service {
             var database = ReconnectBackoff()
             while !Task.isShuttingDownGracefully && !Task.isCancelled {
                 let free = configuration.concurrency - pipeline.inFlight
-                guard free > 0 else {
+                // Claims go in batches of at least a quarter of the slots: each claim reads the due backlog, and
+                // one claim per freed slot would read it once per event.
+                guard free >= max(1, configuration.concurrency / 4) else {
                     await pipeline.slotFreed.wait(upTo: configuration.pollInterval)
                     continue
                 }
@@ -123,7 +126,7 @@ package final class WebhookDispatcher: Service {
             logger.warning(
                 "webhook not taken; sending it again later",
                 metadata: metadata.merging([
-                    LogKey.error: "\(answer.error ?? "")", "next": "in \(Int(delay.seconds.rounded())) s",
+                    LogKey.error: "\(answer.error ?? "")", "next": "in \(String(format: "%.1f", delay.seconds)) s",
                 ]) { $1 }
             )
             return WebhookAttempt(
