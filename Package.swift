@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -22,6 +22,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
+        // The support console (`receiptd console`): its HTTP server, and bcrypt for its users file. No default traits:
+        // the console reads its settings as the daemon does, not through swift-configuration.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // `swift package generate-documentation` renders the reference articles (Sources/ReceiptdCore/ReceiptdCore.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -74,14 +79,38 @@ let package = Package(
                 .embedInCode("SQL/migrations/0011_google_notifications.sql"),
                 .embedInCode("SQL/migrations/0012_trust_levels.sql"),
                 .embedInCode("SQL/migrations/0013_webhooks.sql"),
+                .embedInCode("SQL/migrations/0014_operator_actions.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).
                 .embedInCode("Resources/AppleIncRootCertificate.pem"),
             ]
         ),
+        // The support console: server-rendered pages over the operator's role, served by `receiptd console`.
+        .target(
+            name: "ReceiptdConsole",
+            dependencies: [
+                "ReceiptdCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            resources: [
+                .embedInCode("Assets/console.css"),
+                .embedInCode("Assets/console.js"),
+            ]
+        ),
         // What only the tests, the demo and the load tools use: a throwaway PostgreSQL and the processes around it.
-        .target(name: "ReceiptdTestKit"),
+        .target(
+            name: "ReceiptdTestKit",
+            dependencies: [
+                // The WebDriver client that drives chromium in the console's browser tests.
+                .product(name: "AsyncHTTPClient", package: "async-http-client")
+            ]
+        ),
         .target(
             name: "FakeAppStore",
             dependencies: [
@@ -106,6 +135,8 @@ let package = Package(
                 "ReceiptdCore",
                 "ReceiptdTestKit",
                 "FakeAppStore",
+                // `receiptd demo --console` and the console's benchmark row.
+                "ReceiptdConsole",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -117,6 +148,7 @@ let package = Package(
             dependencies: [
                 "ReceiptdCore",
                 "ReceiptdTools",
+                "ReceiptdConsole",
                 "FakeAppStore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -154,6 +186,9 @@ let package = Package(
                 "ReceiptdTestKit",
                 "FakeAppStore",
                 "ReceiptdTools",
+                "ReceiptdConsole",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -23,7 +23,7 @@ extension OperatorCommand {
         do {
             let connection = try await PostgresConnection.connect(options.connectionString)
             do {
-                value = try await call(OperatorQueries(connection: connection))
+                value = try await call(OperatorQueries(connection: connection, actor: ProcessInfo.processInfo.userName))
             } catch {
                 await connection.close()
                 throw error

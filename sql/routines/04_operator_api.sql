@@ -3,6 +3,19 @@
 -- those to exit codes 3 and 4. SECURITY DEFINER so that receiptd_operator needs no table rights;
 -- the fixed search_path keeps callers from substituting objects.
 
+-- One row of the operators' audit trail (iap.operator_actions). The actor is the transaction's
+-- `receiptd.actor` (the console's signed-in name, the CLI's OS user; `SET LOCAL` by the caller), else the
+-- database login. Every operator function below calls it on success, in its own transaction; a caller
+-- records a refusal itself after the refused transaction rolled back.
+CREATE OR REPLACE FUNCTION iap.record_operator_action(action text, target text, result text, order_id text)
+RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    INSERT INTO iap.operator_actions (actor, action, target, result, order_id)
+    VALUES (coalesce(nullif(current_setting('receiptd.actor', true), ''), session_user),
+            coalesce(record_operator_action.action, ''), coalesce(record_operator_action.target, ''),
+            coalesce(record_operator_action.result, ''), record_operator_action.order_id)
+$$;
+
 -- A fresh pending job, due now, with the latest job's input and kind, for an order that is not full
 -- and has no active job. Locks the order row first, as enqueue_receipt does.
 CREATE OR REPLACE FUNCTION iap.retry_order(p_order_id text) RETURNS bigint
@@ -37,6 +50,7 @@ BEGIN
             v_latest.submitted_by)
     RETURNING id INTO v_new_id;
     PERFORM pg_notify('iap_jobs', v_new_id::text);
+    PERFORM iap.record_operator_action('retry', retry_order.p_order_id, 'job ' || v_new_id, retry_order.p_order_id);
     RETURN v_new_id;
 END $$;
 
@@ -55,6 +69,8 @@ BEGIN
     SELECT * INTO v_active FROM iap.jobs
     WHERE order_id = cancel_order.p_order_id AND state IN ('pending', 'running') FOR UPDATE;
     IF NOT FOUND THEN
+        PERFORM iap.record_operator_action('cancel', cancel_order.p_order_id, 'refused: no pending or running job',
+                                           cancel_order.p_order_id);
         RETURN 0;
     END IF;
     UPDATE iap.jobs
@@ -64,6 +80,8 @@ BEGIN
     IF v_active.state = 'running' THEN
         PERFORM pg_notify('iap_job_cancel', v_active.id::text);
     END IF;
+    PERFORM iap.record_operator_action('cancel', cancel_order.p_order_id, 'cancelled job ' || v_active.id,
+                                       cancel_order.p_order_id);
     RETURN 1;
 END $$;
 
@@ -160,6 +178,10 @@ BEGIN
             END IF;
             PERFORM pg_notify('iap_verified',
                 json_build_object('order_id', assign_payment.order_id, 'user_id', v_order.user_id)::text);
+            PERFORM iap.record_operator_action('assign', assign_payment.transaction_id,
+                'order ' || assign_payment.order_id || ' '
+                    || CASE WHEN v_delivered >= v_order.quantity THEN 'full' ELSE 'partial' END,
+                assign_payment.order_id);
             RETURN;
         EXCEPTION WHEN deadlock_detected THEN
             -- This attempt's locks and writes are rolled back; the other transaction goes on.

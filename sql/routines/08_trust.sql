@@ -198,6 +198,8 @@ BEGIN
             'operator: ' || coalesce(nullif(set_trust.actor, ''), session_user), NULL)
     ON CONFLICT (user_id, store) DO UPDATE
     SET trusted = excluded.trusted, streak = 0, changed_at = now(), reason = excluded.reason, order_id = NULL;
+    PERFORM iap.record_operator_action('set_trust', set_trust.user_id || ' ' || set_trust.store,
+                                       CASE WHEN set_trust.trusted THEN 'trusted' ELSE 'untrusted' END, NULL);
 END $$;
 
 -- Grants provisionally the orders of trusted players whose verification the store holds up: the job has failed

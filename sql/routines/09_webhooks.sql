@@ -230,6 +230,8 @@ BEGIN
     WHERE state = 'pending' AND next_attempt_at > now();
     SELECT count(*) INTO v_pending FROM iap.webhook_events WHERE state = 'pending';
     PERFORM pg_notify('iap_webhooks', '');
+    PERFORM iap.record_operator_action('enable_webhooks', 'webhook endpoint', 'enabled, ' || v_pending || ' pending',
+                                       NULL);
     RETURN v_pending;
 END $$;
 
@@ -237,12 +239,18 @@ END $$;
 -- the same id. Returns the ids found.
 CREATE OR REPLACE FUNCTION iap.replay_webhook_events(ids text[]) RETURNS SETOF text
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_event record;
 BEGIN
-    RETURN QUERY
-    UPDATE iap.webhook_events w
-    SET state = 'pending', next_attempt_at = now(), delivered_at = NULL, attempts = 0,
-        locked_by = NULL, locked_until = NULL
-    WHERE w.id = ANY (replay_webhook_events.ids)
-    RETURNING w.id;
+    FOR v_event IN
+        UPDATE iap.webhook_events w
+        SET state = 'pending', next_attempt_at = now(), delivered_at = NULL, attempts = 0,
+            locked_by = NULL, locked_until = NULL
+        WHERE w.id = ANY (replay_webhook_events.ids)
+        RETURNING w.id, w.order_id
+    LOOP
+        PERFORM iap.record_operator_action('replay_webhook', v_event.id, 'pending, due now', v_event.order_id);
+        RETURN NEXT v_event.id;
+    END LOOP;
     PERFORM pg_notify('iap_webhooks', '');
 END $$;

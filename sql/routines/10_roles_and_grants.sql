@@ -99,9 +99,10 @@ BEGIN
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
             iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
-            iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint TO receiptd_operator;
+            iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions
+            TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
             iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),
-            iap.replay_webhook_events(text[]) TO receiptd_operator;
+            iap.replay_webhook_events(text[]), iap.record_operator_action(text, text, text, text) TO receiptd_operator;
     END IF;
 END $$;

@@ -48,19 +48,15 @@ extension OperatorQueries {
     /// `iap.cancel_order` for the order `reference` names; throws `OperatorError.refused` when it has no active job.
     package func cancel(_ reference: String) async throws -> CancelResult {
         let order = try await orderID(for: reference)
-        let cancelled = try await translatingRefusals {
-            try await connection.withSession { session in
-                try session.transaction { session -> Int64? in
-                    let count = try session.execute("SELECT iap.cancel_order($1) AS n", [order]).first?.int("n") ?? 0
-                    guard count > 0 else { return nil }
-                    return try session.execute(
-                        """
-                        SELECT id FROM iap.jobs WHERE order_id = $1 AND state = 'cancelled' ORDER BY finished_at DESC, id DESC LIMIT 1
-                        """,
-                        [order]
-                    ).first?.int64("id")
-                }
-            }
+        let cancelled = try await audited(.cancel, target: order, orderID: order) { session -> Int64? in
+            let count = try session.execute("SELECT iap.cancel_order($1) AS n", [order]).first?.int("n") ?? 0
+            guard count > 0 else { return nil }
+            return try session.execute(
+                """
+                SELECT id FROM iap.jobs WHERE order_id = $1 AND state = 'cancelled' ORDER BY finished_at DESC, id DESC LIMIT 1
+                """,
+                [order]
+            ).first?.int64("id")
         }
         guard let cancelled else {
             throw OperatorError.refused("order \(order) has no pending or running job to cancel")
@@ -83,8 +79,8 @@ extension OperatorQueries {
 
     /// `iap.retry_order` for an order id taken as it is (bulk retries must not read it as a job id).
     private func retryOrder(_ order: String) async throws -> RetryResult {
-        let result = try await translatingRefusals {
-            try await connection.execute("SELECT iap.retry_order($1) AS id", [order])
+        let result = try await audited(.retry, target: order, orderID: order) { session in
+            try session.execute("SELECT iap.retry_order($1) AS id", [order])
         }
         return RetryResult(orderID: order, jobID: try Self.jobID(in: result, from: "retry_order"))
     }

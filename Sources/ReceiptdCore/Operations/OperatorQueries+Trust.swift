@@ -16,16 +16,12 @@ extension OperatorQueries {
     ) async throws
         -> UserTrust
     {
-        let rows = try await translatingRefusals {
-            try await connection.withSession { session in
-                try session.transaction { session in
-                    try session.execute(
-                        "SELECT iap.set_trust($1, $2, $3, $4)",
-                        [userID, store.rawValue, level.isTrusted, actor]
-                    )
-                    return try session.execute(Self.trustOf, [userID, store.rawValue])
-                }
-            }
+        let rows = try await audited(.setTrust, target: "\(userID) \(store.rawValue)", orderID: nil) { session in
+            try session.execute(
+                "SELECT iap.set_trust($1, $2, $3, $4)",
+                [userID, store.rawValue, level.isTrusted, actor]
+            )
+            return try session.execute(Self.trustOf, [userID, store.rawValue])
         }
         guard let row = rows.namedRows.first else {
             throw OperatorError.notFound("no trust level of \(userID) in \(store.rawValue)")

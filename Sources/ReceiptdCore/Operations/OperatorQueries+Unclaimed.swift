@@ -41,19 +41,15 @@ extension OperatorQueries {
     /// `OperatorError.notFound` for an unknown payment or order, `.refused` when it is delivered already, the
     /// order is full, or the products differ.
     package func assign(transactionID: String, to orderID: String) async throws -> AssignResult {
-        try await translatingRefusals {
-            try await connection.withSession { session in
-                try session.transaction { session in
-                    try session.execute("SELECT iap.assign_payment($1, $2)", [transactionID, orderID])
-                    let outcome =
-                        try session.execute(
-                            "SELECT outcome::text AS outcome FROM iap.orders WHERE order_id = $1",
-                            [orderID]
-                        )
-                        .first?.string("outcome") ?? ""
-                    return AssignResult(transactionID: transactionID, orderID: orderID, outcome: outcome)
-                }
-            }
+        try await audited(.assign, target: transactionID, orderID: orderID) { session in
+            try session.execute("SELECT iap.assign_payment($1, $2)", [transactionID, orderID])
+            let outcome =
+                try session.execute(
+                    "SELECT outcome::text AS outcome FROM iap.orders WHERE order_id = $1",
+                    [orderID]
+                )
+                .first?.string("outcome") ?? ""
+            return AssignResult(transactionID: transactionID, orderID: orderID, outcome: outcome)
         }
     }
 }

@@ -58,10 +58,12 @@ extension OperatorQueries {
         for id in ids where !unique.contains(id) { unique.append(id) }
         // The ids as one JSON array parameter: nothing is spliced into the SQL.
         let list = String(decoding: try JSONEncoder().encode(unique), as: UTF8.self)
-        let rows = try await connection.execute(
-            "SELECT iap.replay_webhook_events(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AS id",
-            [list]
-        )
+        let rows = try await audited(.replayWebhook, target: unique.joined(separator: " "), orderID: nil) { session in
+            try session.execute(
+                "SELECT iap.replay_webhook_events(ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AS id",
+                [list]
+            )
+        }
         let found = Set(try rows.namedRows.map { try $0.string("id") })
         return WebhookReplayResult(
             replayed: unique.filter { found.contains($0) },
@@ -72,15 +74,14 @@ extension OperatorQueries {
     /// `iap.enable_webhooks`: clears a 410 Gone's disable, with `actor` (the operator's name) recorded, and makes
     /// every pending event due now; says whether it was disabled, in one transaction.
     package func enableWebhooks(actor: String) async throws -> WebhookEnableResult {
-        let (before, pending) = try await connection.withSession { session in
-            try session.transaction { session in
-                let before = try session.execute(WebhookEndpointStatus.query)
-                let pending = try session.execute(
-                    "SELECT iap.enable_webhooks(coalesce(nullif($1, ''), session_user)) AS pending",
-                    [actor]
-                )
-                return (before, pending)
-            }
+        let (before, pending) = try await audited(.enableWebhooks, target: "webhook endpoint", orderID: nil) {
+            session in
+            let before = try session.execute(WebhookEndpointStatus.query)
+            let pending = try session.execute(
+                "SELECT iap.enable_webhooks(coalesce(nullif($1, ''), session_user)) AS pending",
+                [actor]
+            )
+            return (before, pending)
         }
         let endpoint = try before.namedRows.first.map(WebhookEndpointStatus.init(row:)) ?? WebhookEndpointStatus()
         return WebhookEnableResult(

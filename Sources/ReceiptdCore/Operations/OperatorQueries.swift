@@ -9,10 +9,14 @@ package struct OperatorQueries: Sendable {
     package static let aliveWithinSeconds = 60
 
     let connection: PostgresConnection
+    /// Who acts, recorded in `iap.operator_actions` (the console's signed-in name, the CLI's OS user); `nil`
+    /// records the database login.
+    let actor: String?
 
-    /// Uses `connection`; the caller opens and closes it.
-    package init(connection: PostgresConnection) {
+    /// Uses `connection`; the caller opens and closes it. `actor` names who performs the actions.
+    package init(connection: PostgresConnection, actor: String? = nil) {
         self.connection = connection
+        self.actor = actor
     }
 
     /// SQL that renders a `timestamptz` expression as ISO-8601 UTC text, e.g. `2026-11-23T00:08:49Z`.

@@ -1,0 +1,58 @@
+import Hummingbird
+import Logging
+import NIOCore
+import ReceiptdCore
+import ServiceLifecycle
+
+/// `receiptd console`: the support console's HTTP server, on the operator's database role. A separate process
+/// from `receiptd run`: the daemons never serve it.
+package struct ConsoleServer: Service {
+    /// Where it listens, the cookies' flags, the sessions' lifetime.
+    package let settings: ConsoleSettings
+    /// Sign-in, sessions, CSRF and the failed sign-in limit.
+    package let authentication: ConsoleAuthentication
+    /// Connections on the operator's role.
+    package let database: DatabasePool
+    /// The server's log: requests' outcomes, never a password, cookie or token.
+    package let logger: Logger
+    /// Called with the bound port once the server listens (tests pass port 0).
+    package let onListening: @Sendable (Int) async -> Void
+
+    /// A console for `users`, reading through `database`.
+    package init(
+        settings: ConsoleSettings,
+        users: [ConsoleUser],
+        database: DatabasePool,
+        logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) {
+        self.settings = settings
+        self.authentication = ConsoleAuthentication(settings: settings, users: users)
+        self.database = database
+        self.logger = logger
+        self.onListening = onListening
+    }
+
+    /// Serves until graceful shutdown.
+    package func run() async throws {
+        let onListening = self.onListening
+        let application = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: nil),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        try await application.runService()
+    }
+
+    /// Every route: the assets, sign-in and sign-out, then the pages and actions behind the session check.
+    package func makeRouter() -> Router<ConsoleRequestContext> {
+        let router = Router(context: ConsoleRequestContext.self)
+        router.add(middleware: ConsoleSecurityHeaders())
+        router.get(RouterPath(stringLiteral: ConsoleAssets.stylesheetPath)) { _, _ in ConsoleAssets.stylesheet() }
+        router.get(RouterPath(stringLiteral: ConsoleAssets.scriptPath)) { _, _ in ConsoleAssets.script() }
+        addAuthentication(to: router)
+        addPages(to: router)
+        return router
+    }
+}
