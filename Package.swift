@@ -160,6 +160,8 @@ let package = Package(
             name: "ReceiptdCoreTests",
             dependencies: [
                 "ReceiptdCore",
+                // The console's pure parts: HTML escaping, the users file, the sign-in limit.
+                "ReceiptdConsole",
                 // Receipts signed by a test chain shaped like Apple's, for the receipt signature rules.
                 "FakeAppStore",
                 .product(name: "Crypto", package: "swift-crypto"),

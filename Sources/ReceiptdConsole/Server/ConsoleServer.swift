@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 import NIOCore
@@ -18,16 +19,17 @@ package struct ConsoleServer: Service {
     /// Called with the bound port once the server listens (tests pass port 0).
     package let onListening: @Sendable (Int) async -> Void
 
-    /// A console for `users`, reading through `database`.
+    /// A console for `users`, reading through `database`; `now` is the clock of sessions and the sign-in limit.
     package init(
         settings: ConsoleSettings,
         users: [ConsoleUser],
         database: DatabasePool,
         logger: Logger,
+        now: @escaping @Sendable () -> Date = Date.init,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) {
         self.settings = settings
-        self.authentication = ConsoleAuthentication(settings: settings, users: users)
+        self.authentication = ConsoleAuthentication(settings: settings, users: users, now: now)
         self.database = database
         self.logger = logger
         self.onListening = onListening
@@ -45,10 +47,11 @@ package struct ConsoleServer: Service {
         try await application.runService()
     }
 
-    /// Every route: the assets, sign-in and sign-out, then the pages and actions behind the session check.
+    /// Every route: the assets, sign-in and sign-out, and the pages and actions, all behind the gate.
     package func makeRouter() -> Router<ConsoleRequestContext> {
         let router = Router(context: ConsoleRequestContext.self)
         router.add(middleware: ConsoleSecurityHeaders())
+        router.add(middleware: ConsoleGate(authentication: authentication))
         router.get(RouterPath(stringLiteral: ConsoleAssets.stylesheetPath)) { _, _ in ConsoleAssets.stylesheet() }
         router.get(RouterPath(stringLiteral: ConsoleAssets.scriptPath)) { _, _ in ConsoleAssets.script() }
         addAuthentication(to: router)
