@@ -1,7 +1,7 @@
 import Foundation
 
 /// The signed-in sessions and their CSRF tokens, in this process's memory: a restart signs everyone out.
-/// (The shared base's part; sign-in with the users file and the failed sign-in limit are added beside it.)
+/// Sign-in with the users file and the failed sign-in limit: ConsoleAuthentication+SignIn.swift.
 package actor ConsoleAuthentication {
     /// The cookie that carries the session token.
     package static let cookieName = "receiptd_console"
@@ -10,12 +10,19 @@ package actor ConsoleAuthentication {
     let users: [ConsoleUser]
     let now: @Sendable () -> Date
     private var sessions: [String: ConsoleSession] = [:]
+    /// Failed sign-ins per name (ConsoleAuthentication+SignIn.swift).
+    var throttle: SignInThrottle
+    /// What an unknown name's password is checked against, at the users' usual cost: it takes as long as a
+    /// wrong password, so names cannot be probed.
+    let dummyHash: String
 
     /// Checks sign-ins against `users`; `now` is the clock sessions expire by (tests move it).
     package init(settings: ConsoleSettings, users: [ConsoleUser], now: @escaping @Sendable () -> Date = Date.init) {
         self.settings = settings
         self.users = users
         self.now = now
+        throttle = SignInThrottle(failuresAllowed: settings.signInFailuresAllowed, window: settings.signInWindow)
+        dummyHash = Self.dummyHash(costLike: users)
     }
 
     /// A new session for `user`, ending `settings.sessionLifetime` from now. Sign-in calls it once the password

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import ReceiptdCore
 
 /// What `receiptd console` reads from its environment. Every time setting is a `Duration`, its default here.
@@ -20,6 +21,13 @@ package struct ConsoleSettings: Sendable, Equatable {
     package var signInFailuresAllowed = 5
     /// The window failed sign-ins are counted over, and how long the 429s last.
     package var signInWindow: Duration = .seconds(60)
+    /// `RECEIPTD_LOG_LEVEL`, as for the daemon.
+    package var logLevel: Logger.Level = .info
+    /// `RECEIPTD_LOG_FORMAT`, as for the daemon; `nil` picks text at a terminal and JSON otherwise.
+    package var logFormat: LogFormat?
+
+    /// `host:port` as it is written in a URL: an IPv6 address in brackets.
+    package var address: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The defaults.
     package init() {}
