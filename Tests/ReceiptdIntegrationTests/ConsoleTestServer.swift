@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import Logging
 import NIOCore
+import NIOHTTP1
 import ReceiptdConsole
 import ReceiptdCore
 import ServiceLifecycle

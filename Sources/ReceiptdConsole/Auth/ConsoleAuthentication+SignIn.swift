@@ -32,7 +32,7 @@ extension ConsoleAuthentication {
 
     /// A hash no password matches (its digest is not bcrypt's output for any salt we know), at the cost most of
     /// `users` have (12 when there are none): verifying it takes as long as verifying theirs.
-    static func dummyHash(costLike users: [ConsoleUser]) -> String {
+    static func makeDummyHash(costLike users: [ConsoleUser]) -> String {
         let costs = Dictionary(grouping: users.map { ConsoleUsersFile.cost(of: $0.passwordHash) }, by: { $0 })
         let cost = costs.max { ($0.value.count, $0.key) < ($1.value.count, $1.key) }?.key ?? 12
         let twoDigits = cost < 10 ? "0\(cost)" : "\(cost)"

@@ -22,7 +22,7 @@ package actor ConsoleAuthentication {
         self.users = users
         self.now = now
         throttle = SignInThrottle(failuresAllowed: settings.signInFailuresAllowed, window: settings.signInWindow)
-        dummyHash = Self.dummyHash(costLike: users)
+        dummyHash = Self.makeDummyHash(costLike: users)
     }
 
     /// A new session for `user`, ending `settings.sessionLifetime` from now. Sign-in calls it once the password
