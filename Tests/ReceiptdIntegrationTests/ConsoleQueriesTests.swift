@@ -191,10 +191,10 @@ import Testing
             )
             let attempt = try #require(events.first { $0.kind == .attempt })
             #expect(
-                attempt.fields.contains(.init(name: "store status", value: "21003")) && attempt.error == "status 21003"
+                attempt.fields.contains { $0.name == "store status" && $0.value == "21003" } && attempt.error == "status 21003"
             )
             let delivery = try #require(events.first { $0.kind == .delivery })
-            #expect(delivery.fields.contains(.init(name: "transaction id", value: "1000000001")))
+            #expect(delivery.fields.contains { $0.name == "transaction id" && $0.value == "1000000001" })
             let actions = events.filter { $0.kind == .action }
             #expect(actions.count == 2 && actions.allSatisfy { $0.title.hasSuffix("by agent") })
             #expect(actions.last?.error?.hasPrefix("refused:") == true)
@@ -234,11 +234,8 @@ import Testing
             let apple = try await f.enqueue("r1", receipt: Receipts.paying("10"))
             try await f.addAttempt(job: apple, number: 1, result: "retry", errorClass: "http", secondsAgo: 120)
             try await f.addAttempt(job: apple, number: 2, result: "retry", errorClass: "http", secondsAgo: 60)
-            let google = try #require(
-                Int64(
-                    try #require(try await f.value("SELECT iap.enqueue_google_purchase('g1', 'u2', 'coins', 'tok', 1)"))
-                )
-            )
+            let googleText = try await f.value("SELECT iap.enqueue_google_purchase('g1', 'u2', 'coins', 'tok', 1)")
+            let google = try #require(googleText.flatMap { Int64($0) })
             try await f.addAttempt(job: google, number: 1, result: "retry", errorClass: "transport", secondsAgo: 30)
             try await f.addAttempt(
                 job: google,

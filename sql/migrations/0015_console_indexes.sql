@@ -4,8 +4,8 @@
 
 -- A player's orders, newest first (orders_user_open holds only the orders not paid in full).
 CREATE INDEX orders_user ON iap.orders (user_id, created_at);
--- Orders settled per 10 minutes over the last 24 hours.
-CREATE INDEX orders_outcome_at ON iap.orders (outcome_at) WHERE outcome_at IS NOT NULL;
+-- Orders settled per 10 minutes over the last 24 hours, counted from the index alone (an index-only scan).
+CREATE INDEX orders_outcome_at ON iap.orders (outcome_at, outcome) WHERE outcome_at IS NOT NULL;
 -- A Google purchase token: the jobs that verified it (by its SHA-256, shorter than the token), the
 -- acknowledgement owed for it, and an unclaimed payment reported with it.
 CREATE INDEX jobs_google_token ON iap.jobs (receipt_sha256) WHERE kind = 'google_purchase';
