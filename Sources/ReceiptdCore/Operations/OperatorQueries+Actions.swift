@@ -22,6 +22,12 @@ extension OperatorQueries {
         try await retryOrder(try await orderID(for: reference))
     }
 
+    /// `iap.retry_order` for `orderID` taken as an order id, never as a job id (the console's forms name orders,
+    /// and an order id may be a number that is also some job's id).
+    package func retry(orderID: String) async throws -> RetryResult {
+        try await retryOrder(orderID)
+    }
+
     /// A fresh job for every order whose outcome became `failed` or `invalid` since `since`, each in its own
     /// transaction; orders the database refuses (an active job, say) are listed as skipped.
     package func retryFailed(since: TimeBound) async throws -> BulkRetryResult {
@@ -47,7 +53,11 @@ extension OperatorQueries {
 
     /// `iap.cancel_order` for the order `reference` names; throws `OperatorError.refused` when it has no active job.
     package func cancel(_ reference: String) async throws -> CancelResult {
-        let order = try await orderID(for: reference)
+        try await cancel(orderID: try await orderID(for: reference))
+    }
+
+    /// `iap.cancel_order` for `orderID` taken as an order id, never as a job id (as `retry(orderID:)`).
+    package func cancel(orderID order: String) async throws -> CancelResult {
         let cancelled = try await audited(.cancel, target: order, orderID: order) { session -> Int64? in
             let count = try session.execute("SELECT iap.cancel_order($1) AS n", [order]).first?.int("n") ?? 0
             guard count > 0 else { return nil }

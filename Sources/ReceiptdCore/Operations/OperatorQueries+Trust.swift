@@ -30,7 +30,7 @@ extension OperatorQueries {
     }
 
     /// The rows of `iap.trust_of($1)`, of store `$2` only unless it is NULL.
-    private static let trustOf = """
+    static let trustOf = """
         SELECT store, trusted, streak, \(OperatorQueries.utc("changed_at")) AS changed_at, reason, order_id, recorded,
                unconfirmed_grants
         FROM iap.trust_of($1) WHERE $2::text IS NULL OR store = $2
