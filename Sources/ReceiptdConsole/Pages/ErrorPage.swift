@@ -23,6 +23,19 @@ package enum ErrorPage {
         )
     }
 
+    /// A refusal with `status` (403 from the gate, 404 for a path with no page), with its message and a way back.
+    package static func refusal(_ status: HTTPResponse.Status, message: String?) -> ConsolePage {
+        ConsolePage(
+            title: status.reasonPhrase,
+            section: .overview,
+            body: """
+                <p id="refused">\(message ?? status.reasonPhrase)</p>
+                <p><a href="/">Back to the console</a></p>
+                """,
+            status: status
+        )
+    }
+
     /// 500: anything else; the server's log has the error.
     package static func internalError() -> ConsolePage {
         ConsolePage(

@@ -1,7 +1,7 @@
 import HTTPTypes
 import Hummingbird
 
-/// Headers on every answer: a Content-Security-Policy without `unsafe-inline` (scripts and styles come from the
+/// Turns what a handler or the gate throws into a page, and puts headers on every answer: a Content-Security-Policy without `unsafe-inline` (scripts and styles come from the
 /// console's own files only), no framing, no sniffing, no referrer.
 package struct ConsoleSecurityHeaders: RouterMiddleware {
     /// The policy: the console's own origin for scripts, styles, images and fetches; forms post to it only.
@@ -22,8 +22,15 @@ package struct ConsoleSecurityHeaders: RouterMiddleware {
         var response: Response
         do {
             response = try await next(request, context)
+        } catch let error as HTTPError {
+            // The gate's refusals and the router's misses, as a page of the console rather than JSON.
+            response = ConsoleLayout.response(ErrorPage.refusal(error.status, message: error.body), session: nil)
         } catch let error as any HTTPResponseError {
             response = try error.response(from: request, context: context)
+        } catch {
+            // Whatever escaped a handler: the log has its type, the browser a page without details.
+            context.logger.error("console request failed", metadata: ["error.type": "\(type(of: error))"])
+            response = ConsoleLayout.response(ErrorPage.internalError(), session: nil)
         }
         response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
         response.headers[.xContentTypeOptions] = "nosniff"
