@@ -82,7 +82,9 @@ package struct ConsoleLatency: Sendable, Codable {
         say("console: seeding \(orders) orders")
         let seedSeconds = try await ConsoleSeed.write(orders: orders, connectionString: connectionString)
         let owner = try await PostgresConnection.connect(connectionString)
-        let (counts, targets, login): ([Int], [String], String)
+        let counts: [Int]
+        let targets: [String]
+        let login: String
         do {
             counts = try await owner.execute(
                 """
@@ -100,9 +102,14 @@ package struct ConsoleLatency: Sendable, Codable {
             throw error
         }
         say("console: seeded in \(String(format: "%.1f", seedSeconds)) s; \(requests) requests of each kind")
+        // As `receiptd console` opens it: eight connections, statements bounded.
         let pool = DatabasePool(
             connectionString: connectionString.replacingOccurrences(of: "user=postgres", with: "user=\(login)"),
-            maximumConnections: concurrency
+            maximumConnections: 8,
+            sessionSettings: [
+                ("statement_timeout", "10s"), ("lock_timeout", "2s"),
+                ("application_name", "receiptd console benchmark"),
+            ]
         )
         var settings = ConsoleSettings()
         settings.port = 0

@@ -29,7 +29,8 @@ enum ConsoleSeed {
         """
 
     /// The jobs of order `i` (`n` = 1, and 2 when it was retried), with explicit ids `2i - 2 + n`, so that the
-    /// attempts and the ledger name them without reading them back.
+    /// attempts and the ledger name them without reading them back; each with the order's input (a receipt, a
+    /// transaction id or a purchase token) and its SHA-256, as `enqueue_job` writes them.
     private static let jobs = """
         CROSS JOIN LATERAL generate_series(1, 1 + s.retried::int) AS n
         CROSS JOIN LATERAL (
@@ -40,7 +41,10 @@ enum ConsoleSeed {
                         WHEN s.outcome IN ('full', 'unmatched') THEN 1 + (i % 20 = 0)::int ELSE 3 END AS attempts,
                    CASE WHEN s.outcome = 'invalid' AND NOT (n = 1 AND s.retried) THEN 'apple: status 21002'
                         ELSE 'http: HTTP 503' END AS error,
-                   s.at + make_interval(secs => 60 * (n - 1)) AS at
+                   s.at + make_interval(secs => 60 * (n - 1)) AS at,
+                   CASE s.kind WHEN 'google_purchase' THEN 'seedtoken' || md5(i::text)
+                        WHEN 'transaction' THEN (3000000000000000 + i)::text ELSE 'TUlJU2VlZA' || md5(i::text) END
+                       AS input
         ) AS j
         """
 
@@ -60,10 +64,8 @@ enum ConsoleSeed {
         """
         INSERT INTO iap.jobs (id, order_id, kind, receipt_data, receipt_sha256, state, attempts, run_at, last_error,
                               environment, created_at, started_at, finished_at, submitted_by)
-        SELECT j.id, 'order-' || i, s.kind,
-               CASE s.kind WHEN 'google_purchase' THEN 'seedtoken' || md5(i::text)
-                    WHEN 'transaction' THEN (3000000000000000 + i)::text ELSE 'TUlJU2VlZA' || md5(i::text) END,
-               md5(i || '/' || n), j.state, j.attempts, j.at,
+        SELECT j.id, 'order-' || i, s.kind, j.input, encode(sha256(convert_to(j.input, 'UTF8')), 'hex'), j.state,
+               j.attempts, j.at,
                CASE WHEN j.state = 'failed' OR (j.state = 'pending' AND j.attempts > 0) THEN j.error END,
                CASE WHEN j.state = 'succeeded' THEN 'Production' END, j.at, j.at,
                CASE WHEN j.state <> 'pending' THEN j.at + interval '2 seconds' END, s.user_id
@@ -93,8 +95,8 @@ enum ConsoleSeed {
         """
         INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment,
                                     job_id, delivered_at, granted_at, store)
-        SELECT CASE WHEN s.kind = 'google_purchase' THEN 'GPA.3372-' || (1000000000 + i) ELSE (2000000000000000 + i)::text
-               END,
+        SELECT CASE s.kind WHEN 'google_purchase' THEN 'GPA.3372-' || (1000000000 + i)
+                    WHEN 'transaction' THEN (3000000000000000 + i)::text ELSE (2000000000000000 + i)::text END,
                'order-' || i, s.user_id, s.product_id, s.quantity, s.at, 'Production', 2::bigint * i - 1 + s.retried::int,
                s.at + interval '3 seconds', CASE WHEN s.granted THEN s.at + interval '10 seconds' END,
                CASE WHEN s.kind = 'google_purchase' THEN 'google' ELSE 'apple' END

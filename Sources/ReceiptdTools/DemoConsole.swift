@@ -72,7 +72,7 @@ package struct DemoConsole: Sendable {
                 say("Throwaway PostgreSQL: \(database.dataDirectory)")
                 say("Press Ctrl-C to stop the console and remove the throwaway PostgreSQL.")
                 // A pipe or a file buffers standard output: whoever reads the address must see it now.
-                fflush(stdout)
+                fflush(nil)
             }
         )
         let group = ServiceGroup(
