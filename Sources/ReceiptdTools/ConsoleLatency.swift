@@ -141,9 +141,21 @@ package struct ConsoleLatency: Sendable, Codable {
                 let searchPaths = (0..<requests).map { index in
                     "/search?q=" + encoded(targets[3 * ((index + sampled / 2) % sampled) + index % 3])
                 }
-                _ = try await time(client, base: base, cookie: cookie, paths: Array(orderPaths.prefix(20)), 4)
-                let orderTimes = try await time(client, base: base, cookie: cookie, paths: orderPaths, concurrency)
-                let searchTimes = try await time(client, base: base, cookie: cookie, paths: searchPaths, concurrency)
+                _ = try await timeRequests(client, base: base, cookie: cookie, paths: Array(orderPaths.prefix(20)), 4)
+                let orderTimes = try await timeRequests(
+                    client,
+                    base: base,
+                    cookie: cookie,
+                    paths: orderPaths,
+                    concurrency
+                )
+                let searchTimes = try await timeRequests(
+                    client,
+                    base: base,
+                    cookie: cookie,
+                    paths: searchPaths,
+                    concurrency
+                )
                 try await client.shutdown()
                 await group.triggerGracefulShutdown()
                 try await tasks.waitForAll()
@@ -196,7 +208,7 @@ package struct ConsoleLatency: Sendable, Codable {
     }
 
     /// GETs every path, `concurrency` at once, each timed until its whole body arrived.
-    private static func time(
+    private static func timeRequests(
         _ client: HTTPClient,
         base: String,
         cookie: String,

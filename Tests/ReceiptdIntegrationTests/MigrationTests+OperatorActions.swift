@@ -47,7 +47,7 @@ extension MigrationTests {
                        (SELECT reason FROM iap.user_trust WHERE user_id = 'u1')
                 """
             #expect(try await f.value(counts) == "2/2/1/1/1/operator: old-operator")
-            #expect(try await f.value("SELECT to_regclass('iap.operator_actions') IS NULL") == "true")
+            #expect(try await f.value("SELECT (to_regclass('iap.operator_actions') IS NULL)::text") == "true")
 
             try await Migrator.migrate(f.connection)
             #expect(try await f.value(counts) == "2/2/1/1/1/operator: old-operator")

@@ -102,8 +102,8 @@ import Testing
             #expect(
                 try await f.value(
                     """
-                    SELECT bool_and(at <= now() AND at > now() - interval '5 minutes')
-                           AND array_agg(at ORDER BY id) = array_agg(at ORDER BY at, id)
+                    SELECT (bool_and(at <= now() AND at > now() - interval '5 minutes')
+                            AND array_agg(at ORDER BY id) = array_agg(at ORDER BY at, id))::text
                     FROM iap.operator_actions
                     """
                 ) == "true"
