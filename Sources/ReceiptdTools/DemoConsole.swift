@@ -77,7 +77,8 @@ package struct DemoConsole: Sendable {
         )
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: server)],
+                // Hummingbird's server answers SIGINT itself and returns: that ends the group, not an error.
+                services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
                 gracefulShutdownSignals: [.sigint, .sigterm],
                 logger: logger
             )
