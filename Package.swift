@@ -138,6 +138,8 @@ let package = Package(
                 "FakeAppStore",
                 // `receiptd demo --console` and the console's benchmark row.
                 "ReceiptdConsole",
+                // The demo console's user, hashed as `receiptd console add-user` hashes one.
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -54,6 +54,18 @@ extension BenchmarkReport {
                     + (webhooks.correct ? "" : ", SOME NOT DELIVERED OR NOT VERIFIED")
             )
         }
+        if let console {
+            lines.append(
+                "Console, p50/p95/max ms with \(console.orders) orders (goal p95 < \(Int(ConsoleLatency.goalMilliseconds)) ms): "
+                    + "order page \(console.orderPage.text), search \(console.search.text); "
+                    + "\(console.orderPage.count) requests each, \(console.concurrency) at once; "
+                    + "\(console.jobs) jobs, \(console.attempts) attempts, \(console.deliveries) ledger rows seeded in "
+                    + String(format: "%.1f s", console.seedSeconds)
+                    + (console.baseline.map { "; baseline: \($0)" } ?? "")
+                    + (console.orderPage.failures + console.search.failures > 0
+                        ? ", \(console.orderPage.failures + console.search.failures) BAD ANSWERS" : "")
+            )
+        }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"

@@ -26,6 +26,8 @@ package struct BenchmarkReport: Sendable, Codable {
     package var notificationIntake: NotificationIntakeThroughput?
     /// Webhook events one daemon delivered per second to a local receiver.
     package var webhookDelivery: WebhookThroughput?
+    /// The support console's order page and search with a production-sized history.
+    package var console: ConsoleLatency?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())

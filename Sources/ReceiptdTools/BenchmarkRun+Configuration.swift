@@ -23,6 +23,10 @@ extension BenchmarkRun {
         /// this build's, on the same machine and database server, each on a database its own `migrate` made:
         /// a comparison within one run.
         package var baseline: String?
+        /// Orders in the console row's database (0 skips the row).
+        package var consoleOrders: Int
+        /// Only the console row: no scenario, no ceiling (a quick check of that row).
+        package var consoleOnly: Bool
 
         /// Creates a configuration; the defaults are the scenarios.
         package init(
@@ -35,8 +39,12 @@ extension BenchmarkRun {
             idleSamples: Int = 30,
             replaceSamples: Int = 10,
             scenarioTimeLimit: Double = 900,
-            baseline: String? = nil
+            baseline: String? = nil,
+            consoleOrders: Int = 1_000_000,
+            consoleOnly: Bool = false
         ) {
+            self.consoleOrders = consoleOrders
+            self.consoleOnly = consoleOnly
             self.baseline = baseline
             self.orders = orders
             self.daemonCounts = daemonCounts

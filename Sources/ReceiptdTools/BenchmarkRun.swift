@@ -77,7 +77,24 @@ package struct BenchmarkRun: Sendable {
         return result
     }
 
-    /// Runs every scenario, then the ceiling; `command` is recorded in the report.
+    /// The console's order page and search with `consoleOrders` orders, on a database of its own. A baseline build
+    /// from before the console has none to measure: `n/a`.
+    private func consoleLatency(postgres: TemporaryPostgres) async throws -> ConsoleLatency {
+        say("console: order page and search, p95 with \(configuration.consoleOrders) orders")
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_console")
+        var result = try await ConsoleLatency.measure(
+            connectionString: postgres.connectionString(database: database),
+            database: database,
+            orders: configuration.consoleOrders,
+            say: say
+        )
+        if configuration.baseline != nil { result.baseline = "n/a (the baseline build has no console)" }
+        say("console: order page p50/p95/max \(result.orderPage.text) ms, search \(result.search.text) ms")
+        return result
+    }
+
+    /// Runs every scenario, then the ceiling and the console row; `command` is recorded in the report. With
+    /// `consoleOnly`, the console row alone.
     package func run(command: String) async throws -> BenchmarkReport {
         // synchronous_commit on: every outcome is committed as a production server would commit it.
         let postgres = try TemporaryPostgres.start(
@@ -88,6 +105,10 @@ package struct BenchmarkRun: Sendable {
         )
         defer { postgres.stop() }
         var report = BenchmarkReport(command: command, orders: configuration.orders)
+        if configuration.consoleOnly {
+            report.console = try await consoleLatency(postgres: postgres)
+            return report
+        }
         for latency in configuration.appleLatencies {
             let standIn = AppStoreStandIn(
                 configuration: .init(latency: .fixed(milliseconds: latency)),
@@ -157,6 +178,7 @@ package struct BenchmarkRun: Sendable {
             clients: configuration.ceilingClients,
             seconds: configuration.ceilingSeconds
         )
+        if configuration.consoleOrders > 0 { report.console = try await consoleLatency(postgres: postgres) }
         return report
     }
 }

@@ -38,9 +38,15 @@ package struct DemoRun {
         self.say = say
     }
 
-    /// Runs the demo and returns every order with its outcome, the number of ledger rows, the unclaimed payments,
-    /// and the webhooks the stand-in receiver got.
-    package func run() async throws -> (rows: [Row], ledger: Int, unclaimed: [String], webhooks: DemoWebhooks) {
+    /// What the demo leaves: every order with its outcome, the number of ledger rows, the unclaimed payments, and
+    /// the webhooks the stand-in receiver got.
+    package typealias Outcome = (rows: [Row], ledger: Int, unclaimed: [String], webhooks: DemoWebhooks)
+
+    /// Runs the demo and returns what it left. With `afterwards`, calls it with that and the throwaway database
+    /// once the daemon and the stand-ins have stopped, before the database is removed (`receiptd demo --console`).
+    package func run(
+        afterwards: (@Sendable (Outcome, DemoDatabase) async throws -> Void)? = nil
+    ) async throws -> Outcome {
         say("Starting a throwaway PostgreSQL …")
         let postgres = try TemporaryPostgres.start()
         defer { postgres.stop() }
@@ -62,8 +68,9 @@ package struct DemoRun {
         let receiver = WebhookReceiverStandIn(secrets: secretFile.secrets, logger: logger)
         _ = try await receiver.start()
         let client = HTTPClient.makeForStores(concurrency: 16)
+        let result: Outcome
         do {
-            let result = try await run(
+            result = try await run(
                 database: postgres.connectionString(),
                 standIn: standIn,
                 serverAPIKey: serverAPIKey,
@@ -76,7 +83,6 @@ package struct DemoRun {
             try await standIn.shutdown()
             try await googlePlay.shutdown()
             try await receiver.shutdown()
-            return result
         } catch {
             try? await client.shutdown()
             try? await standIn.shutdown()
@@ -84,6 +90,18 @@ package struct DemoRun {
             try? await receiver.shutdown()
             throw error
         }
+        if let afterwards {
+            let directory = URL(fileURLWithPath: postgres.dataDirectory).deletingLastPathComponent().path
+            try await afterwards(
+                result,
+                DemoDatabase(
+                    connectionString: postgres.connectionString(),
+                    dataDirectory: postgres.dataDirectory,
+                    directory: directory
+                )
+            )
+        }
+        return result
     }
 
     private func run(
@@ -94,7 +112,7 @@ package struct DemoRun {
         receiver: WebhookReceiverStandIn,
         secrets: WebhookSecrets,
         client: HTTPClient
-    ) async throws -> (rows: [Row], ledger: Int, unclaimed: [String], webhooks: DemoWebhooks) {
+    ) async throws -> Outcome {
         let connection = try await PostgresConnection.connect(database)
         try await Migrator.migrate(connection)
         // The daemon writes this at its start too; written first here, so that no change races it unreported.

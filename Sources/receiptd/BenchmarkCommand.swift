@@ -17,10 +17,16 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Write a PNG plot to this file (needs gnuplot).") var plot: String?
     @Option(help: "Another receiptd executable (an earlier build) to run every scenario beside this one.") var baseline:
         String?
+    @Option(help: "Orders in the console row's database (0 skips the row).") var consoleOrders = 1_000_000
+    @Flag(help: "Measure the console row only (with --console-orders).") var consoleOnly = false
 
     func validate() throws {
-        guard orders >= 10, ceilingSeconds >= 1, numbers(daemons) != nil, numbers(appleLatencies) != nil else {
-            throw ValidationError("need --orders ≥ 10, --ceiling-seconds ≥ 1, and comma-separated whole numbers")
+        guard orders >= 10, ceilingSeconds >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
+            numbers(daemons) != nil, numbers(appleLatencies) != nil
+        else {
+            throw ValidationError(
+                "need --orders ≥ 10, --ceiling-seconds ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), and comma-separated whole numbers"
+            )
         }
         if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
             throw ValidationError("--baseline \(baseline) is not an executable file")
@@ -36,7 +42,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 daemonCounts: numbers(daemons) ?? [1],
                 appleLatencies: numbers(appleLatencies) ?? [0],
                 ceilingSeconds: ceilingSeconds,
-                baseline: baseline
+                baseline: baseline,
+                consoleOrders: consoleOrders,
+                consoleOnly: consoleOnly
             ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.
             executable: executable,
@@ -48,7 +56,10 @@ struct BenchmarkCommand: AsyncParsableCommand {
         print(report.table)
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
-        if report.scenarios.contains(where: { !$0.correct }) || report.webhookDelivery?.correct == false {
+        let badConsoleAnswers = report.console.map { $0.orderPage.failures + $0.search.failures > 0 } ?? false
+        if report.scenarios.contains(where: { !$0.correct }) || report.webhookDelivery?.correct == false
+            || badConsoleAnswers
+        {
             throw ExitCode.failure
         }
     }

@@ -13,6 +13,11 @@ struct DemoCommand: AsyncParsableCommand {
     )
 
     @Option(help: "Log level of the daemon during the demo.") var logLevel: Logger.Level = .notice
+    @Flag(
+        help:
+            "Afterwards, serve the support console on the demo's database (user demo, a fresh password) until Ctrl-C."
+    )
+    var console = false
 
     func run() async throws {
         let level = logLevel
@@ -21,10 +26,29 @@ struct DemoCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let (rows, ledger, unclaimed, webhooks) = try await DemoRun(
-            logger: Logger(label: "receiptd"),
-            say: { print($0) }
-        ).run()
+        let logger = Logger(label: "receiptd")
+        let demo = DemoRun(logger: logger, say: { print($0) })
+        guard console else {
+            guard Self.report(try await demo.run()) else { throw ExitCode.failure }
+            return
+        }
+        // The outcomes first, then the console until Ctrl-C; the exit status says how the demo went.
+        let outcome = try await demo.run { outcome, database in
+            _ = Self.report(outcome)
+            try await DemoConsole(database: database, logger: logger, say: { print($0) }).serve()
+        }
+        guard Self.isExpected(outcome) else { throw ExitCode.failure }
+    }
+
+    /// Whether every outcome and webhook was as the scenario says.
+    private static func isExpected(_ outcome: DemoRun.Outcome) -> Bool {
+        outcome.rows.allSatisfy(\.isExpected) && outcome.webhooks.problems.isEmpty
+    }
+
+    /// Prints every order's outcome, the ledger, the unclaimed payments and the webhooks; false when an outcome
+    /// or a webhook was not as the scenario says.
+    private static func report(_ outcome: DemoRun.Outcome) -> Bool {
+        let (rows, ledger, unclaimed, webhooks) = outcome
         print("")
         print(pad(["order", "user", "qty", "delivered", "outcome", "status", "jobs"]))
         for row in rows {
@@ -45,11 +69,11 @@ struct DemoCommand: AsyncParsableCommand {
         }
         let problems = webhooks.problems
         if !problems.isEmpty { print("Webhook problems: \(problems.joined(separator: "; "))") }
-        if !unexpected.isEmpty || !problems.isEmpty { throw ExitCode.failure }
+        return isExpected(outcome)
     }
 
     /// The events the stand-in receiver got, in the order written, and the count of each type.
-    private func printWebhooks(_ webhooks: DemoWebhooks) {
+    private static func printWebhooks(_ webhooks: DemoWebhooks) {
         print("\nWebhooks to the stand-in receiver (\(webhooks.url)), in the order written:")
         let widths = [30, 18, 9, 9]
         let cells =
@@ -74,7 +98,7 @@ struct DemoCommand: AsyncParsableCommand {
         )
     }
 
-    private func pad(_ cells: [String]) -> String {
+    private static func pad(_ cells: [String]) -> String {
         let widths = [18, 8, 3, 9, 10, 9]
         return cells.map(\.terminalSafe).enumerated().map { index, cell in
             index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell

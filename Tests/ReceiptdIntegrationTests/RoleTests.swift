@@ -148,4 +148,32 @@ import Testing
             }
         }
     }
+
+    @Test func theOperatorReadsTheAuditTrailAndRecordsInItOnlyThroughTheFunction() async throws {
+        try await Fixture.with { f in
+            let operatorURL = try await f.loginRole(in: "receiptd_operator")
+            let app = try await f.loginRole(in: "receiptd_app")
+            let worker = try await f.loginRole(in: "receiptd_worker")
+            let record = "SELECT iap.record_operator_action('retry', 'o1', 'job 1', 'o1')"
+
+            #expect(try await failure(of: "SELECT * FROM iap.operator_actions", as: operatorURL) == nil)
+            #expect(try await failure(of: record, as: operatorURL) == nil)
+            #expect(try await f.value("SELECT count(*) FROM iap.operator_actions") == "1")
+            // Written once, never rewritten: not even the operator changes or removes a row directly.
+            for statement in [
+                "INSERT INTO iap.operator_actions (actor, action, target, result) VALUES ('x', 'retry', 'o1', 'ok')",
+                "UPDATE iap.operator_actions SET actor = 'someone else'", "DELETE FROM iap.operator_actions",
+            ] {
+                #expect(try await failure(of: statement, as: operatorURL) == permissionDenied, "\(statement)")
+            }
+            for role in [app, worker] {
+                #expect(try await failure(of: "SELECT * FROM iap.operator_actions", as: role) == permissionDenied)
+                #expect(try await failure(of: record, as: role) == permissionDenied)
+            }
+            #expect(
+                try await f.value("SELECT count(*) || ':' || min(actor) FROM iap.operator_actions")
+                    == "1:\(f.database.name)_operator"
+            )
+        }
+    }
 }

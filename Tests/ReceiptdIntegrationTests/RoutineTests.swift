@@ -47,6 +47,7 @@ import Testing
         "disable_webhooks(text)": ["receiptd_worker"],
         "enable_webhooks(text)": ["receiptd_operator"],
         "replay_webhook_events(text[])": ["receiptd_operator"],
+        "record_operator_action(text, text, text, text)": ["receiptd_operator"],
     ]
 
     /// Each function of schema `iap`, as `name(argument types)`: two rows of one name are overloads.
