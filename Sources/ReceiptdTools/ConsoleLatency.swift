@@ -103,13 +103,9 @@ package struct ConsoleLatency: Sendable, Codable {
         }
         say("console: seeded in \(String(format: "%.1f", seedSeconds)) s; \(requests) requests of each kind")
         // As `receiptd console` opens it: eight connections, statements bounded.
-        let pool = DatabasePool(
+        let pool = ConsoleServer.databasePool(
             connectionString: connectionString.replacingOccurrences(of: "user=postgres", with: "user=\(login)"),
-            maximumConnections: 8,
-            sessionSettings: [
-                ("statement_timeout", "10s"), ("lock_timeout", "2s"),
-                ("application_name", "receiptd console benchmark"),
-            ]
+            applicationName: "receiptd console benchmark"
         )
         var settings = ConsoleSettings()
         settings.port = 0

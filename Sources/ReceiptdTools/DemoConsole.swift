@@ -54,7 +54,7 @@ package struct DemoConsole: Sendable {
         settings.port = Self.isFree(port: Self.preferredPort) ? Self.preferredPort : 0
         settings.usersFile = usersFile
         settings.insecureCookies = true
-        let pool = DatabasePool(connectionString: login.connectionString, maximumConnections: 4)
+        let pool = ConsoleServer.databasePool(connectionString: login.connectionString)
         let say = self.say
         let address = "127.0.0.1"
         let server = ConsoleServer(

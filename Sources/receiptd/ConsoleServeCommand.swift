@@ -39,14 +39,7 @@ struct ConsoleServeCommand: AsyncParsableCommand {
         LogSetup.bootstrap(format: settings.logFormat, level: settings.logLevel)
         let logger = Logger(label: "receiptd-console")
         let connectionString = databaseURL ?? environment["DATABASE_URL"] ?? ""
-        // Pages read a few statements each; a slow one must not hold a connection, nor wait on the daemons' locks.
-        let database = DatabasePool(
-            connectionString: connectionString,
-            maximumConnections: 8,
-            sessionSettings: [
-                ("statement_timeout", "10s"), ("lock_timeout", "2s"), ("application_name", "receiptd console"),
-            ]
-        )
+        let database = ConsoleServer.databasePool(connectionString: connectionString)
         do {
             // At start rather than at the first page: a wrong DATABASE_URL is found at once.
             try await database.execute("SELECT 1")
@@ -67,7 +60,12 @@ struct ConsoleServeCommand: AsyncParsableCommand {
             }
         )
         let group = ServiceGroup(
-            configuration: .init(services: [server], gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+            configuration: .init(
+                // The server returns once it has drained after a signal: that ends the group, not an error.
+                services: [.init(service: server, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
         )
         do {
             try await group.run()

@@ -61,13 +61,15 @@ package struct PostgresJobQueue: JobQueue {
     /// table, and a generic plan cached while the ledger was small scanned all of it on every settle later.
     /// No statement waits long for a row a game server's open transaction holds: it fails as transient
     /// (SQLSTATE 55P03) and is tried again later, so heartbeats, claims, reclaims and settles keep going.
+    /// JIT is off: with sequential scans costed out of reach, a statement on a small table without a usable index
+    /// looked expensive enough to be compiled with LLVM, half a second each, for work that takes a millisecond.
     package static func pool(connectionString: String, connections: Int, lease: Duration) -> DatabasePool {
         let lockTimeout = lockTimeout(lease: lease).components
         let milliseconds = lockTimeout.seconds * 1000 + lockTimeout.attoseconds / 1_000_000_000_000_000
         return DatabasePool(
             connectionString: connectionString,
             maximumConnections: connections,
-            sessionSettings: [("enable_seqscan", "off"), ("lock_timeout", "\(milliseconds)ms")]
+            sessionSettings: [("enable_seqscan", "off"), ("jit", "off"), ("lock_timeout", "\(milliseconds)ms")]
         )
     }
 
