@@ -45,10 +45,11 @@ package final class ProcessGroup: Sendable {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_APPEND, 0o644)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        #if os(Linux)
-        // Nothing else of ours (sockets, pipes) leaks into the browser.
-        posix_spawn_file_actions_addclosefrom_np(&actions, 3)
-        #endif
+        // Nothing else of ours leaks into the browser: a pipe's write end held by chromium would keep whoever reads
+        // that pipe waiting for its end.
+        for descriptor in openDescriptors() where descriptor > 2 {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
 
         let argv = ([executablePath] + arguments).map { strdup($0) } + [nil]
         defer { argv.forEach { free($0) } }
@@ -61,6 +62,11 @@ package final class ProcessGroup: Sendable {
         }
         let watchdogPID = try? launchWatchdog(group: pid)
         return ProcessGroup(pid: pid, watchdogPID: watchdogPID)
+    }
+
+    /// This process's open file descriptors (from /proc/self/fd; none where there is no /proc).
+    private static func openDescriptors() -> [Int32] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []).compactMap { Int32($0) }
     }
 
     /// A shell that waits for this test process to end (or become a zombie), then stops the group: a crashed or

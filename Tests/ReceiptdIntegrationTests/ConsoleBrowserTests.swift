@@ -50,7 +50,8 @@ struct ConsoleBrowserTests {
             let times: [Double?] = try await session.executeScript(
                 """
                 return [...document.querySelectorAll('#timeline li[data-kind]')]
-                    .map(li => Date.parse(li.querySelector('time[datetime]').getAttribute('datetime')))
+                    .map(li => li.querySelector('time[datetime]'))
+                    .map(time => time ? Date.parse(time.getAttribute('datetime')) : null)
                 """
             )
             let parsed = times.compactMap { $0 }
