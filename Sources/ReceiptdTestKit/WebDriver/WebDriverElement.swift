@@ -1,7 +1,7 @@
 /// An element of the page a ``WebDriverSession`` found; stale once the page it belongs to is left.
 package struct WebDriverElement: Sendable {
     /// The key under which WebDriver carries an element's reference.
-    static let referenceKey = "element-6066-11e4-a52f-4ffa17d2c28a"
+    static let referenceKey = "element-6066-11e4-a52e-4f735466cecf"
 
     /// WebDriver's reference to the element.
     package let id: String
