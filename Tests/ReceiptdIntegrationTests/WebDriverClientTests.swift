@@ -46,7 +46,10 @@ struct WebDriverClientTests {
 
             let box = try await session.findElement(css: "#q")
             try await box.sendKeys("hello world")
-            #expect(try await box.attribute("value") == "hello world")
+            #expect(
+                try await session.executeScript("return document.querySelector('#q').value", as: String.self)
+                    == "hello world"
+            )
             try await session.findElement(css: "#go").click()
             try await session.waitForURL { $0.path == "/answer" }
             #expect(try await session.waitForElement(css: "#uri").text() == "/answer?q=hello+world")

@@ -30,7 +30,8 @@ package struct WebDriverElement: Sendable {
         try await connection.send(.GET, "\(path)/text")
     }
 
-    /// The attribute `name` (or the matching property, as WebDriver defines it); `nil` when absent.
+    /// The attribute `name` as the markup sets it (not the live property: a typed value is not in it); `nil` when
+    /// absent.
     package func attribute(_ name: String) async throws -> String? {
         try await connection.send(.GET, "\(path)/attribute/\(name)")
     }
