@@ -109,7 +109,9 @@ let package = Package(
             name: "ReceiptdTestKit",
             dependencies: [
                 // The WebDriver client that drives chromium in the console's browser tests.
-                .product(name: "AsyncHTTPClient", package: "async-http-client")
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ]
         ),
         .target(
