@@ -35,10 +35,12 @@ extension ConsoleBrowser {
             user: player,
             receipt: SyntheticReceipt(inApp: [Receipts.purchase(unclaimedTransaction, product: "shield")]).encoded()
         )
-        try await f.connection.execute("SELECT iap.create_order($1, $2, 'shield')", [shieldOrder, player])
         // Every unclaimed payment is recorded, however old.
         let settings = f.settings { $0.daemon.unclaimedSince = Date(timeIntervalSince1970: 0) }
         try await f.withDaemons(settings: settings) { _ in try await f.waitUntilSettled() }
+        // Created after the settle: an open shield order of the same player would have been paid by the shield at
+        // once (a second payment finds its order), leaving nothing unclaimed.
+        try await f.connection.execute("SELECT iap.create_order($1, $2, 'shield')", [shieldOrder, player])
 
         let stuck = try await f.enqueue(stuckOrder, user: "player-8", receipt: Receipts.paying("3003"))
         try await f.setJob(stuck, state: "pending", secondsAgo: 900)

@@ -64,7 +64,10 @@ extension ConsoleServer {
     /// The console's connections, as `receiptd console`, the demo and the benchmark open them: a few, each
     /// statement bounded in time and never waiting long on a lock the daemons or the game hold, and without JIT
     /// (a page's statements are short; compiling them would cost more than running them).
-    package static func databasePool(connectionString: String, applicationName: String = "receiptd console")
+    package static func databasePool(
+        connectionString: String,
+        applicationName: String = "receiptd console"
+    )
         -> DatabasePool
     {
         DatabasePool(
