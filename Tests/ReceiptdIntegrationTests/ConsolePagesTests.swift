@@ -296,6 +296,17 @@ import Testing
                 #expect(refusedPage.body.contains("id=\"flash\"") && refusedPage.body.contains("refused: "))
                 let rows = try await Self.audit(f, "assign")
                 #expect(rows.count == 2 && rows.last?.hasPrefix("agent|91|refused: ") == true)
+
+                // A flash message carries its session's check: a link made elsewhere, or with the check of
+                // another message, shows no message at all.
+                let location = try #require(again.location)
+                let check = try #require(location.range(of: "&check=")).upperBound
+                let forged = try await browser.get(
+                    "/order?id=lost&flash=refused%3A%20call%20support%20at%20555&check=\(location[check...])"
+                )
+                #expect(forged.status == .ok && !forged.body.contains("id=\"flash\"") && !forged.body.contains("555"))
+                let unchecked = try await browser.get("/order?id=lost&flash=refused%3A%20call%20support%20at%20555")
+                #expect(!unchecked.body.contains("id=\"flash\"") && !unchecked.body.contains("555"))
             }
         }
     }

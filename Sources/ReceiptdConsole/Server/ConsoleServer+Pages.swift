@@ -16,7 +16,7 @@ extension ConsoleServer {
                 let status = try await queries.status()
                 let series = try await queries.overviewSeries()
                 return ConsoleLayout.response(
-                    OverviewPage.page(status: status, series: series, flash: fields["flash"]),
+                    OverviewPage.page(status: status, series: series, flash: session.flash(in: fields)),
                     session: session
                 )
             }
@@ -63,12 +63,12 @@ extension ConsoleServer {
                 do {
                     let timeline = try await queries.timeline(orderID: orderID)
                     return ConsoleLayout.response(
-                        OrderPage.page(timeline, session: session, flash: fields["flash"]),
+                        OrderPage.page(timeline, session: session, flash: session.flash(in: fields)),
                         session: session
                     )
                 } catch OperatorError.notFound {
                     return ConsoleLayout.response(
-                        ErrorPage.notFound("No order is named “\(orderID)”.", flash: fields["flash"]),
+                        ErrorPage.notFound("No order is named “\(orderID)”.", flash: session.flash(in: fields)),
                         session: session
                     )
                 }
@@ -84,7 +84,7 @@ extension ConsoleServer {
                 )
                 let payments = try await queries.unclaimed(filter)
                 return ConsoleLayout.response(
-                    UnclaimedPage.page(payments, filter: filter, session: session, flash: fields["flash"]),
+                    UnclaimedPage.page(payments, filter: filter, session: session, flash: session.flash(in: fields)),
                     session: session
                 )
             }
@@ -95,7 +95,7 @@ extension ConsoleServer {
                 var total = jobs.count
                 if total >= Self.listLimit { total = try await queries.status().stuckTotal }
                 return ConsoleLayout.response(
-                    StuckPage.page(jobs, total: total, session: session, flash: fields["flash"]),
+                    StuckPage.page(jobs, total: total, session: session, flash: session.flash(in: fields)),
                     session: session
                 )
             }
@@ -118,7 +118,7 @@ extension ConsoleServer {
                 let state = Self.nonEmpty(fields["state"]).flatMap(WebhookEventState.init(rawValue:))
                 let listing = try await queries.webhooks(WebhookFilter(state: state, limit: Self.listLimit))
                 return ConsoleLayout.response(
-                    WebhooksPage.page(listing, state: state, session: session, flash: fields["flash"]),
+                    WebhooksPage.page(listing, state: state, session: session, flash: session.flash(in: fields)),
                     session: session
                 )
             }
@@ -207,7 +207,7 @@ extension ConsoleServer {
                 "console action",
                 metadata: ["actor": "\(session.user)", "path": "\(request.uri.path)"]
             )
-            return ConsoleLayout.redirect(to: location)
+            return ConsoleLayout.redirect(to: session.checkingFlash(of: location))
         }
     }
 
