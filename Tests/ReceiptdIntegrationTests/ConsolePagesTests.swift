@@ -301,12 +301,12 @@ import Testing
                 // another message, shows no message at all.
                 let location = try #require(again.location)
                 let check = try #require(location.range(of: "&check=")).upperBound
-                let forged = try await browser.get(
-                    "/order?id=lost&flash=refused%3A%20call%20support%20at%20555&check=\(location[check...])"
-                )
-                #expect(forged.status == .ok && !forged.body.contains("id=\"flash\"") && !forged.body.contains("555"))
-                let unchecked = try await browser.get("/order?id=lost&flash=refused%3A%20call%20support%20at%20555")
-                #expect(!unchecked.body.contains("id=\"flash\"") && !unchecked.body.contains("555"))
+                let planted = "/order?id=lost&flash=refused%3A%20wire%20the%20refund%20to%20mallory"
+                let forged = try await browser.get("\(planted)&check=\(location[check...])")
+                #expect(forged.status == .ok && !forged.body.contains("id=\"flash\""))
+                #expect(!forged.body.contains("mallory"))
+                let unchecked = try await browser.get(planted)
+                #expect(!unchecked.body.contains("id=\"flash\"") && !unchecked.body.contains("mallory"))
             }
         }
     }
