@@ -32,59 +32,30 @@ struct ConsoleBrowser: Sendable {
         try await Fixture.with { f in
             try await seed(f)
             let login = try await f.loginRole(in: "receiptd_operator")
-            let pool = DatabasePool(connectionString: login, maximumConnections: 4)
-            do {
-                try await withConsole(on: pool) { baseURL in
-                    try await ChromeDriver.with { driver in
-                        try await driver.withSession { session in
-                            // Fixture.loginRole's name for a member of receiptd_operator.
-                            let databaseLogin = "\(f.database.name)_operator"
-                            try await body(
-                                ConsoleBrowser(f: f, baseURL: baseURL, session: session, databaseLogin: databaseLogin)
-                            )
-                        }
+            try await withConsole(on: login) { baseURL in
+                try await ChromeDriver.with { driver in
+                    try await driver.withSession { session in
+                        // Fixture.loginRole's name for a member of receiptd_operator.
+                        let databaseLogin = "\(f.database.name)_operator"
+                        try await body(
+                            ConsoleBrowser(f: f, baseURL: baseURL, session: session, databaseLogin: databaseLogin)
+                        )
                     }
                 }
-            } catch {
-                await pool.close()
-                throw error
             }
-            await pool.close()
         }
     }
 
     /// Serves the console with `agent` and `watcher` (bcrypt cost 4: fast) while `body` runs.
-    private static func withConsole(on pool: DatabasePool, _ body: (String) async throws -> Void) async throws {
-        var settings = ConsoleSettings()
-        settings.port = 0
-        // Plain http on loopback: a `Secure` cookie would never be sent back.
-        settings.insecureCookies = true
+    private static func withConsole(on login: String, _ body: (String) async throws -> Void) async throws {
         let users = [
             ConsoleUser(name: agent.name, passwordHash: Bcrypt.hash(agent.password, cost: 4), role: .operator),
             ConsoleUser(name: watcher.name, passwordHash: Bcrypt.hash(watcher.password, cost: 4), role: .viewer),
         ]
-        let logger = Logger(label: "console", factory: { _ in SwiftLogNoOpLogHandler() })
-        let (ports, listening) = AsyncStream.makeStream(of: Int.self)
-        let server = ConsoleServer(
-            settings: settings,
-            users: users,
-            database: pool,
-            logger: logger,
-            onListening: { port in listening.yield(port) }
-        )
-        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
-        try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
-            do {
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next(), "the console did not report its port")
-                try await body("http://127.0.0.1:\(port)")
-            } catch {
-                await group.triggerGracefulShutdown()
-                throw error
-            }
-            await group.triggerGracefulShutdown()
-            try await tasks.waitForAll()
+        // Plain http on loopback: a `Secure` cookie would never be sent back.
+        try await ConsoleTestServer.with(connectionString: login, users: users, settings: { $0.insecureCookies = true })
+        {
+            try await body($0.base)
         }
     }
 

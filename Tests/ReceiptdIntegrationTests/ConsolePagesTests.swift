@@ -73,48 +73,13 @@ import Testing
     ) async throws {
         let url: String
         if let connectionString { url = connectionString } else { url = try await f.loginRole(in: "receiptd_operator") }
-        let database = DatabasePool(connectionString: url, maximumConnections: 4)
-        var settings = ConsoleSettings()
-        settings.port = 0
-        settings.insecureCookies = true
-        let (ports, portsContinuation) = AsyncStream.makeStream(of: Int.self)
-        let logger = Logger(label: "console", factory: { _ in SwiftLogNoOpLogHandler() })
-        let server = ConsoleServer(
-            settings: settings,
-            users: [],
-            database: database,
-            logger: logger,
-            onListening: { portsContinuation.yield($0) }
-        )
-        let session = await server.authentication.startSession(
-            for: ConsoleUser(name: "agent", passwordHash: "x", role: role)
-        )
-        let client = HTTPClient(
-            eventLoopGroupProvider: .singleton,
-            configuration: .init(redirectConfiguration: .disallow)
-        )
-        let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
-        do {
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                var iterator = ports.makeAsyncIterator()
-                let port = try #require(await iterator.next())
-                do {
-                    try await body(Browser(client: client, base: "http://127.0.0.1:\(port)", session: session))
-                } catch {
-                    await group.triggerGracefulShutdown()
-                    throw error
-                }
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
-        } catch {
-            try? await client.shutdown()
-            await database.close()
-            throw error
+        try await ConsoleTestServer.with(connectionString: url, users: [], settings: { $0.insecureCookies = true }) {
+            console in
+            let session = await console.server.authentication.startSession(
+                for: ConsoleUser(name: "agent", passwordHash: "x", role: role)
+            )
+            try await body(Browser(client: console.client, base: console.base, session: session))
         }
-        try await client.shutdown()
-        await database.close()
     }
 
     /// The audit rows of `action`, oldest first, as `actor|target|result|session_user`.
