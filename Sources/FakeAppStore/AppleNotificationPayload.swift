@@ -23,6 +23,9 @@ package struct AppleNotificationPayload: Sendable, Equatable {
     package var signedTransactionInfo: String?
     /// Whether the payload has `data` at all; without it, a `summary` stands in (as for a summary notification).
     package var hasData: Bool
+    /// A signed app transaction: with it the payload carries `appData` (`bundleId`, `environment`, `appAppleId`,
+    /// `signedAppTransactionInfo`) and neither `data` nor `summary`, as `RESCIND_CONSENT` does.
+    package var signedAppTransactionInfo: String?
 
     /// Creates a payload; a production notification signed now with a fresh UUID unless told otherwise.
     package init(
@@ -35,7 +38,8 @@ package struct AppleNotificationPayload: Sendable, Equatable {
         environment: String = "Production",
         consumptionRequestReason: String? = nil,
         signedTransactionInfo: String? = nil,
-        hasData: Bool = true
+        hasData: Bool = true,
+        signedAppTransactionInfo: String? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -47,6 +51,7 @@ package struct AppleNotificationPayload: Sendable, Equatable {
         self.consumptionRequestReason = consumptionRequestReason
         self.signedTransactionInfo = signedTransactionInfo
         self.hasData = hasData
+        self.signedAppTransactionInfo = signedAppTransactionInfo
     }
 
     /// The payload's JSON, keys sorted.
@@ -56,7 +61,13 @@ package struct AppleNotificationPayload: Sendable, Equatable {
             "version": "2.0",
         ]
         if let subtype { object["subtype"] = subtype }
-        if hasData {
+        if let signedAppTransactionInfo {
+            var appData: [String: Any] = [
+                "bundleId": bundleId, "environment": environment, "signedAppTransactionInfo": signedAppTransactionInfo,
+            ]
+            if let appAppleId { appData["appAppleId"] = appAppleId }
+            object["appData"] = appData
+        } else if hasData {
             var data: [String: Any] = ["bundleId": bundleId, "environment": environment, "bundleVersion": "1"]
             if let appAppleId { data["appAppleId"] = appAppleId }
             if let consumptionRequestReason { data["consumptionRequestReason"] = consumptionRequestReason }

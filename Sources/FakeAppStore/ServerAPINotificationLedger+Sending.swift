@@ -10,17 +10,29 @@ extension ServerAPINotificationLedger {
         let deliver = order.deliver ?? true
         guard !deliver || order.url != nil else { throw ServerAPINotificationOrderError.noURL }
         let environment = order.environment ?? order.transaction?.environment ?? "Production"
+        let bundleID = order.bundleId ?? SyntheticReceipt.defaultBundleID
+        let appTransaction = order.appTransactionId.map {
+            chain.sign(
+                payload: AppTransactionPayload(
+                    appTransactionId: $0,
+                    bundleId: bundleID,
+                    appAppleId: order.appAppleId,
+                    receiptType: environment
+                ).encodedJSON()
+            )
+        }
         let payload = AppleNotificationPayload(
             notificationType: order.notificationType,
             subtype: order.subtype,
             notificationUUID: order.notificationUUID ?? UUID().uuidString.lowercased(),
             signedDate: order.signedDate ?? SignedTransactionPayload.nowMilliseconds(),
-            bundleId: order.bundleId ?? SyntheticReceipt.defaultBundleID,
+            bundleId: bundleID,
             appAppleId: order.appAppleId,
             environment: environment,
             consumptionRequestReason: order.consumptionRequestReason
                 ?? (order.notificationType == "CONSUMPTION_REQUEST" ? "UNINTENDED_PURCHASE" : nil),
-            signedTransactionInfo: order.transaction.map(chain.signedTransaction)
+            signedTransactionInfo: order.transaction.map(chain.signedTransaction),
+            signedAppTransactionInfo: appTransaction
         )
         let signed = chain.signedNotification(payload)
         var sent = SentNotification(

@@ -27,6 +27,9 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
     package var url: String?
     /// False keeps it in the history only, as if the intake had been down when Apple sent it.
     package var deliver: Bool?
+    /// An app transaction's id: the notification then carries `appData` with that app transaction signed
+    /// (`signedAppTransactionInfo`) instead of `data`, as `RESCIND_CONSENT` does.
+    package var appTransactionId: String?
 
     /// Creates an order; only the type is required.
     package init(
@@ -40,7 +43,8 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
         bundleId: String? = nil,
         appAppleId: Int64? = nil,
         url: String? = nil,
-        deliver: Bool? = nil
+        deliver: Bool? = nil,
+        appTransactionId: String? = nil
     ) {
         self.notificationType = notificationType
         self.subtype = subtype
@@ -53,5 +57,6 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
         self.appAppleId = appAppleId
         self.url = url
         self.deliver = deliver
+        self.appTransactionId = appTransactionId
     }
 }

@@ -49,6 +49,10 @@ struct FakeAppStoreNotifyCommand: AsyncParsableCommand {
         String?
     @Option(help: "data.bundleId (and the transaction's).") var bundleId = SyntheticReceipt.defaultBundleID
     @Option(help: "data.appAppleId.") var appAppleId: Int64?
+    @Option(
+        help: "An app transaction's id: the notification carries appData with it signed, not data (RESCIND_CONSENT)."
+    )
+    var appTransactionId: String?
 
     func validate() throws {
         if deliver && url == nil { throw ValidationError("--url is required unless --no-deliver is given") }
@@ -86,7 +90,8 @@ struct FakeAppStoreNotifyCommand: AsyncParsableCommand {
                 bundleId: bundleId,
                 appAppleId: appAppleId,
                 url: deliver ? url : nil,
-                deliver: deliver
+                deliver: deliver,
+                appTransactionId: appTransactionId
             )
         )
         let encoder = JSONEncoder()

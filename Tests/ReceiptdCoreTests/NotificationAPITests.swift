@@ -75,6 +75,21 @@ import Testing
         #expect(window.start == nowMilliseconds - 10_800_000 && window.end == nowMilliseconds)
     }
 
+    /// A window is [start, end): a notification signed in its last millisecond, or made available by Apple after
+    /// the window was asked, is left out of it. The next window, whenever it runs, starts an hour before that end,
+    /// so the catch-up asks for it again; the notification's id absorbs the repeats.
+    @Test func whatAWindowLeavesAtItsEndTheNextAsksFor() {
+        let first = NotificationHistoryPoller.window(.production, stored: nil, now: now)
+        for later in [1.0, 0.001, 3600] {
+            let next = NotificationHistoryPoller.window(
+                .production,
+                stored: first.end,
+                now: now.addingTimeInterval(later)
+            )
+            #expect(next.start <= first.end - 3_600_000 && next.end > first.end)
+        }
+    }
+
     @Test func noWindowStartsEarlierThanAppleKeepsHistory() {
         let production = NotificationHistoryPoller.window(.production, stored: 0, now: now)
         #expect(production.start == nowMilliseconds - 179 * Self.day)

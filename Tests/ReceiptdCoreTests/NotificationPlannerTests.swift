@@ -99,12 +99,30 @@ import Testing
         )
     }
 
+    @Test func aRescindedConsentIsHandedOnWithItsAppTransactionAndNoDataIsNeeded() throws {
+        let rescinded = planner.action(
+            store: .apple,
+            type: "RESCIND_CONSENT",
+            subtype: nil,
+            transaction: nil,
+            hasData: false,
+            appTransactionID: "app-1",
+            signedAtMilliseconds: signed
+        )
+        #expect(rescinded == .rescindConsent(appTransactionID: "app-1"))
+        #expect(action("RESCIND_CONSENT", nil, hasData: false) == .fail("RESCIND_CONSENT without appData.signedAppTransactionInfo"))
+        let stored = try StoredNotificationPayload(
+            payload: #"{"notification": {"appData": {"bundleId": "b"}}, "appTransaction": {"appTransactionId": "app-2"}}"#
+        )
+        #expect(stored.appTransactionID == "app-2" && !stored.hasData && stored.transaction == nil)
+    }
+
     @Test func resultsCarryTheAgreedValues() {
         #expect(
             NotificationResult.allCases.map(\.rawValue) == [
                 "revoked", "revoked_undelivered", "reinstated", "nothing_to_reinstate", "recorded", "ignored",
                 "consumption_requested", "consumption_not_consented", "charge_enqueued", "charge_unclaimed",
-                "charge_already_delivered", "job_woken", "partly_revoked", "failed",
+                "charge_already_delivered", "job_woken", "partly_revoked", "consent_rescinded", "failed",
             ]
         )
     }

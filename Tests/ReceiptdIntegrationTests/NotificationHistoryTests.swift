@@ -22,7 +22,7 @@ import Testing
         environment: String = "Production",
         bundleID: String = SyntheticReceipt.defaultBundleID
     ) async throws -> NotificationSendResult {
-        try await f.standIn.sendNotification(
+        let sent = try await f.standIn.sendNotification(
             ServerAPINotificationOrder(
                 notificationType: "REFUND",
                 transaction: SignedTransactionPayload(
@@ -37,6 +37,11 @@ import Testing
                 deliver: false
             )
         )
+        // A window ends at the poller's "now", exclusive, and the stand-in signs at the nearest millisecond: a poll
+        // in the same millisecond leaves the notification for the next window, which starts an hour earlier. The
+        // tests poll once more and expect it now, so let the clock pass its signedDate first.
+        try await Task.sleep(for: .milliseconds(2))
+        return sent
     }
 
     /// Runs a daemon whose catch-up polls once at start (the interval is an hour), waits for that poll, and hands

@@ -22,6 +22,7 @@ import Testing
         "enqueue_notified_charge(text, text)": ["receiptd_worker"],
         "enqueue_notified_google_purchase(text, text)": ["receiptd_worker"],
         "revoke_refunded_units(text[])": ["receiptd_worker"],
+        "rescind_consent(text, text, timestamp with time zone, bigint)": ["receiptd_worker"],
         "apply_partial_refunds()": [],
         "owed_deliveries(text)": ["receiptd_app"],
         "mark_granted(text)": ["receiptd_app"],

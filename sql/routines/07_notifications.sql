@@ -191,3 +191,24 @@ CREATE OR REPLACE TRIGGER deliveries_partial_refunds
 BEFORE INSERT ON iap.deliveries
 FOR EACH ROW WHEN (NEW.store = 'google')
 EXECUTE FUNCTION iap.apply_partial_refunds();
+
+-- RESCIND_CONSENT: a parent or guardian withdrew consent for the player behind an app transaction, and Apple stops
+-- the app from launching. receiptd changes no purchase; it tells the game, which may keep its players' app
+-- transaction ids and end that player's sessions: NOTIFY iap_consent_rescinded, and a consent.rescinded webhook
+-- (written only while a daemon runs with an endpoint, as the triggers of 09_webhooks.sql write theirs). The
+-- daemons' processing calls it, in the transaction that marks the notification processed; times in UTC.
+CREATE OR REPLACE FUNCTION iap.rescind_consent(app_transaction_id text, environment text, signed_at timestamptz,
+                                               notification_id bigint) RETURNS void
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
+DECLARE
+    v_news jsonb := jsonb_build_object('app_transaction_id', app_transaction_id, 'environment', environment,
+                                       'signed_at', signed_at);
+BEGIN
+    PERFORM pg_notify('iap_consent_rescinded', v_news::text);
+    IF coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
+        INSERT INTO iap.webhook_events (id, type, payload)
+        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'consent.rescinded',
+                v_news || jsonb_build_object('notification_id', notification_id));
+        PERFORM pg_notify('iap_webhooks', '');
+    END IF;
+END $$;

@@ -62,6 +62,8 @@ BEGIN
         -- A ONE_TIME_PRODUCT_PURCHASED an order matches is enqueued as a client's token would be.
         GRANT EXECUTE ON FUNCTION iap.enqueue_notified_google_purchase(text, text) TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.revoke_refunded_units(text[]) TO receiptd_worker;
+        -- A RESCIND_CONSENT is handed to the game (NOTIFY and webhook); no purchase changes.
+        GRANT EXECUTE ON FUNCTION iap.rescind_consent(text, text, timestamptz, bigint) TO receiptd_worker;
         -- Trust levels: the triggers of 08_trust.sql run as the daemon, and write these; the daemon grants
         -- provisionally, reports replays, and writes its trust settings.
         GRANT SELECT, INSERT, UPDATE ON iap.user_trust, iap.provisional_grants TO receiptd_worker;

@@ -21,6 +21,9 @@ package enum NotificationAction: Sendable, Equatable {
     /// Revoke units of a Google ledger row (quantity-based partial refunds, `VOIDED_PURCHASE` refundType 2),
     /// remembering each refund once.
     case revokeUnits(transactionID: String, refunds: [GooglePartialRefund])
+    /// Tell the game a parent or guardian withdrew consent for the player behind this app transaction
+    /// (`RESCIND_CONSENT`): `NOTIFY iap_consent_rescinded` and a `consent.rescinded` webhook; no purchase changes.
+    case rescindConsent(appTransactionID: String)
     /// Nothing to do beyond recording it (`recorded`).
     case record
     /// Not acted on (`ignored`).

@@ -13,17 +13,24 @@ package struct NotificationPlanner: Sendable {
 
     /// The action for a notification of `store` with `type` (and `subtype`); `transaction` is its verified
     /// transaction, if it has one; `hasData` false for one without data (a summary); `signedAtMilliseconds` is
-    /// when the store signed it (a revocation without its own date dates from then).
+    /// when the store signed it (a revocation without its own date dates from then); `appTransactionID` is the
+    /// verified app transaction's id, when the notification carries one (`RESCIND_CONSENT`'s `appData`).
     package func action(
         store: Store,
         type: String,
         subtype: String?,
         transaction: NotifiedTransaction?,
         hasData: Bool = true,
+        appTransactionID: String? = nil,
         signedAtMilliseconds: Int64
     ) -> NotificationAction {
         // Google's notifications are planned from their own payload (`googleAction`).
         guard store == .apple else { return .record }
+        // About the app, not a purchase: it has `appData` and no `data`.
+        if type == "RESCIND_CONSENT" {
+            guard let appTransactionID else { return .fail("\(type) without appData.signedAppTransactionInfo") }
+            return .rescindConsent(appTransactionID: appTransactionID)
+        }
         guard hasData else { return .ignore }
         if Self.subscriptionTypes.contains(type) { return .ignore }
         switch type {

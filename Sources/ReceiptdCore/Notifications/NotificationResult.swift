@@ -29,6 +29,9 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     case jobWoken = "job_woken"
     /// A quantity-based partial refund added units to a ledger row's `revoked_quantity` (all of them revoke it).
     case partlyRevoked = "partly_revoked"
+    /// A `RESCIND_CONSENT` was handed to the game (`NOTIFY iap_consent_rescinded`, a `consent.rescinded`
+    /// webhook); no purchase changed.
+    case consentRescinded = "consent_rescinded"
     /// Processing refused it for good; `error` says why.
     case failed
 }

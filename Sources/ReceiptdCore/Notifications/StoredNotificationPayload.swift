@@ -1,6 +1,7 @@
 import Foundation
 
-/// What processing reads from `iap.store_notifications.payload` (`{"notification": …, "transaction": …}`).
+/// What processing reads from `iap.store_notifications.payload` (`{"notification": …, "transaction": …,
+/// "appTransaction": …}`).
 package struct StoredNotificationPayload: Sendable, Equatable {
     /// Whether the notification has `data` (a summary has not).
     package var hasData: Bool
@@ -8,6 +9,8 @@ package struct StoredNotificationPayload: Sendable, Equatable {
     package var transaction: NotifiedTransaction?
     /// The nested signed transaction as Apple sent it (`notification.data.signedTransactionInfo`).
     package var signedTransactionInfo: String?
+    /// The verified app transaction's `appTransactionId` (`RESCIND_CONSENT`'s `appData.signedAppTransactionInfo`).
+    package var appTransactionID: String?
 
     /// Reads `payload`; a `NotificationPayloadError` when it is not in the agreed format.
     package init(payload: String) throws {
@@ -20,6 +23,7 @@ package struct StoredNotificationPayload: Sendable, Equatable {
         let fields = notification["data"] as? [String: Any]
         hasData = fields != nil
         signedTransactionInfo = fields?["signedTransactionInfo"] as? String
+        appTransactionID = (object["appTransaction"] as? [String: Any])?["appTransactionId"] as? String
         if let transaction = object["transaction"], !(transaction is NSNull) {
             guard let transactionFields = transaction as? [String: Any] else {
                 throw NotificationPayloadError(reason: "payload.transaction is not an object")

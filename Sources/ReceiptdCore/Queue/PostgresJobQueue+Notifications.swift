@@ -102,6 +102,7 @@ extension PostgresJobQueue: NotificationProcessing {
                     subtype: row["subtype"],
                     transaction: payload.transaction,
                     hasData: payload.hasData,
+                    appTransactionID: payload.appTransactionID,
                     signedAtMilliseconds: signedAt
                 )
             }
@@ -147,6 +148,12 @@ extension PostgresJobQueue: NotificationProcessing {
             return try wakeGooglePurchase(token, id: id, in: session)
         case .settleGooglePurchase(let purchase):
             return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
+        case .rescindConsent(let appTransactionID):
+            _ = try session.execute(
+                "SELECT iap.rescind_consent($1, $2, to_timestamp($3::bigint / 1000.0), $4::bigint)",
+                [appTransactionID, row["environment"], signedAt, id]
+            )
+            return (.consentRescinded, nil)
         }
     }
 

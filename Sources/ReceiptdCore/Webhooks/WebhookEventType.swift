@@ -10,4 +10,7 @@ package enum WebhookEventType: String, Sendable, Equatable, CaseIterable, Codabl
     case paymentUnclaimed = "payment.unclaimed"
     /// An order ended `invalid` or `failed`.
     case orderFailed = "order.failed"
+    /// A parent or guardian withdrew consent for the player behind an app transaction (Apple's `RESCIND_CONSENT`);
+    /// about no order.
+    case consentRescinded = "consent.rescinded"
 }

@@ -10,7 +10,9 @@ extension AppleNotificationVerifier {
             var description: String
         }
 
-        /// The app a notification is for, and where from: from `data`, else `summary`, else `externalPurchaseToken`.
+        /// The app a notification is for, and where from: from `data`, else `summary`, else `appData`
+        /// (`RESCIND_CONSENT`), else `externalPurchaseToken`, else the first other object of the payload that names a
+        /// `bundleId` (a shape Apple adds later is still checked, and recorded).
         struct App {
             /// `bundleId`.
             var bundleID: String?
@@ -32,6 +34,8 @@ extension AppleNotificationVerifier {
         var app: App
         /// `data.signedTransactionInfo`, when there is one.
         var signedTransactionInfo: String?
+        /// `appData.signedAppTransactionInfo`, when there is one.
+        var signedAppTransactionInfo: String?
         /// The payload as signed, as JSON text.
         var json: String
 
@@ -56,12 +60,12 @@ extension AppleNotificationVerifier {
             signedDate = Date(timeIntervalSince1970: Double(signed) / 1000)
             let body = fields["data"] as? [String: Any]
             signedTransactionInfo = (body?["signedTransactionInfo"] as? String).flatMap { $0.isEmpty ? nil : $0 }
-            if let source = body ?? fields["summary"] as? [String: Any] {
-                app = App(
-                    bundleID: source["bundleId"] as? String,
-                    environment: source["environment"] as? String,
-                    appAppleID: FlexibleJSON.integer(source["appAppleId"])
-                )
+            let appData = fields["appData"] as? [String: Any]
+            signedAppTransactionInfo = (appData?["signedAppTransactionInfo"] as? String).flatMap {
+                $0.isEmpty ? nil : $0
+            }
+            if let source = body ?? fields["summary"] as? [String: Any] ?? appData {
+                app = App(source)
             } else if let token = fields["externalPurchaseToken"] as? [String: Any] {
                 // Apple's own library tells a sandbox token by its id's prefix.
                 let sandbox = (token["externalPurchaseId"] as? String)?.hasPrefix("SANDBOX") ?? false
@@ -70,10 +74,25 @@ extension AppleNotificationVerifier {
                     environment: sandbox ? StoreEnvironment.sandbox.rawValue : StoreEnvironment.production.rawValue,
                     appAppleID: FlexibleJSON.integer(token["appAppleId"])
                 )
+            } else if let source = fields.keys.sorted().lazy.compactMap({ fields[$0] as? [String: Any] })
+                .first(where: { $0["bundleId"] is String })
+            {
+                app = App(source)
             } else {
                 app = App()
             }
             json = try AppleNotificationVerifier.storableText(data)
         }
+    }
+}
+
+extension AppleNotificationVerifier.Payload.App {
+    /// The app an object of the payload (`data`, `summary`, `appData`) names.
+    init(_ fields: [String: Any]) {
+        self.init(
+            bundleID: fields["bundleId"] as? String,
+            environment: fields["environment"] as? String,
+            appAppleID: FlexibleJSON.integer(fields["appAppleId"])
+        )
     }
 }

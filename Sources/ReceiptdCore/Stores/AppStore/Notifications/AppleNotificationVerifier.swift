@@ -3,8 +3,9 @@ import X509
 
 /// Verifies an App Store Server Notification V2 (`signedPayload`, a compact JWS) and turns it into the record
 /// the intake stores: the JWS as a signed transaction is verified (`AppleJWSVerifier`, at the notification's
-/// `signedDate`), then its app (`bundleId`, `appAppleId`) and `environment`, then the nested
-/// `signedTransactionInfo` the same way. Used for pushed notifications and for those the catch-up reads from
+/// `signedDate`), then its app (`bundleId`, `appAppleId`) and `environment`, wherever the payload names them (`data`,
+/// `summary`, `appData`, …), then the nested `signedTransactionInfo` (and `RESCIND_CONSENT`'s
+/// `signedAppTransactionInfo`) the same way. Every other notification Apple signed for this app is recorded. Used for pushed notifications and for those the catch-up reads from
 /// Get Notification History.
 package final class AppleNotificationVerifier: Sendable {
     private let jws: AppleJWSVerifier
@@ -94,8 +95,10 @@ package final class AppleNotificationVerifier: Sendable {
             }
             (transaction, transactionJSON) = (verified, json)
         }
+        let appTransactionJSON = try await verifiedAppTransaction(notification, environment: environment)
         let payload =
-            "{\"notification\":\(notification.json)" + (transactionJSON.map { ",\"transaction\":\($0)" } ?? "") + "}"
+            "{\"notification\":\(notification.json)" + (transactionJSON.map { ",\"transaction\":\($0)" } ?? "")
+            + (appTransactionJSON.map { ",\"appTransaction\":\($0)" } ?? "") + "}"
         return StoreNotification(
             store: .apple,
             notificationID: notification.uuid,
@@ -108,6 +111,35 @@ package final class AppleNotificationVerifier: Sendable {
             source: source,
             payload: payload
         )
+    }
+
+    /// The nested `appData.signedAppTransactionInfo` (`RESCIND_CONSENT`), verified as any Apple JWS (at its
+    /// `receiptCreationDate`, else the notification's `signedDate`) and checked against the app and the
+    /// notification's environment, as JSON text; nil when the notification has none.
+    private func verifiedAppTransaction(
+        _ notification: Payload,
+        environment: StoreEnvironment
+    ) async throws(AppleNotificationRejection) -> String? {
+        guard let signed = notification.signedAppTransactionInfo else { return nil }
+        let (verified, json) = try await verified(
+            signed,
+            noun: "signed app transaction",
+            read: { data in (try SignedAppTransaction(json: data), try Self.storableText(data)) },
+            signedDate: { $0.0.signedDate ?? notification.signedDate }
+        )
+        guard verified.bundleID == bundleID else {
+            throw AppleNotificationRejection(
+                .bundle,
+                "signed app transaction bundleId is \(verified.bundleID), not \(bundleID)"
+            )
+        }
+        guard verified.environment == environment.rawValue else {
+            throw AppleNotificationRejection(
+                .environment,
+                "signed app transaction environment is \(verified.environment), not the notification's \(environment)"
+            )
+        }
+        return json
     }
 
     /// `jws`'s payload read by `read`, its failures as rejections.
