@@ -110,9 +110,13 @@ import Testing
             signedAtMilliseconds: signed
         )
         #expect(rescinded == .rescindConsent(appTransactionID: "app-1"))
-        #expect(action("RESCIND_CONSENT", nil, hasData: false) == .fail("RESCIND_CONSENT without appData.signedAppTransactionInfo"))
+        #expect(
+            action("RESCIND_CONSENT", nil, hasData: false)
+                == .fail("RESCIND_CONSENT without appData.signedAppTransactionInfo")
+        )
         let stored = try StoredNotificationPayload(
-            payload: #"{"notification": {"appData": {"bundleId": "b"}}, "appTransaction": {"appTransactionId": "app-2"}}"#
+            payload:
+                #"{"notification": {"appData": {"bundleId": "b"}}, "appTransaction": {"appTransactionId": "app-2"}}"#
         )
         #expect(stored.appTransactionID == "app-2" && !stored.hasData && stored.transaction == nil)
     }

@@ -192,7 +192,9 @@ extension AppleNotificationIntakeTests {
             let precise = ISO8601DateFormatter()
             precise.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
             let date = try #require(precise.date(from: said) ?? ISO8601DateFormatter().date(from: said), "\(said)")
-            #expect(said.hasSuffix("+00:00") && Int64((date.timeIntervalSince1970 * 1000).rounded()) == payload.signedDate)
+            #expect(
+                said.hasSuffix("+00:00") && Int64((date.timeIntervalSince1970 * 1000).rounded()) == payload.signedDate
+            )
             let event = try #require(try await f.webhookEvents().first { $0["type"] == "consent.rescinded" })
             #expect(event["order_id"] == nil && event["user_id"] == nil && event["state"] == "delivered")
             #expect(event["payload"]?.contains(#""app_transaction_id": "app-7100""#) == true)

@@ -110,107 +110,21 @@ package final class ReceiptDaemon: Service {
             logger: logger,
             metrics: metrics
         )
-        // With the Server API key: consumption answers, and the notification history catch-up, whose records are
-        // verified as the intake verifies a push (tests may pass another check).
-        let historyVerifier =
-            notificationVerifier
-            ?? { [verifier = AppleNotificationVerifier(storeKit: storeKit, daemon: configuration)] payload in
-                try await verifier.verify(signedPayload: payload, source: .history)
-            }
-        let appleNotifications: [any Service] =
-            serverAPI.map { client in
-                [
-                    ConsumptionSender(
-                        queue: queue,
-                        client: client,
-                        refundPreference: storeKit.refundPreference,
-                        backoff: configuration.backoff,
-                        pollInterval: configuration.pollInterval,
-                        lease: configuration.lease,
-                        logger: logger,
-                        metrics: metrics
-                    ),
-                    NotificationHistoryPoller(
-                        store: queue,
-                        client: client,
-                        verify: historyVerifier,
-                        sandbox: configuration.sandbox,
-                        interval: storeKit.notificationHistoryInterval,
-                        logger: logger
-                    ),
-                ]
-            } ?? []
-        // Acknowledgements owed to Google and its voided purchases are their own long-running parts.
-        var companions: [any Service] =
-            google.map { client in
-                [
-                    GoogleFinalizer(
-                        queue: queue,
-                        client: client,
-                        backoff: configuration.backoff,
-                        pollInterval: configuration.pollInterval,
-                        lease: configuration.lease,
-                        logger: logger,
-                        metrics: metrics
-                    ),
-                    GoogleVoidedPoller(
-                        queue: queue,
-                        client: client,
-                        interval: googlePlay.voidedInterval,
-                        logger: logger
-                    ),
-                ]
-            } ?? []
-        companions += appleNotifications
-        // Every daemon processes the recorded store notifications, woken through its LISTEN connection.
         let storeNotifications = Doorbell()
-        companions.append(
-            NotificationProcessor(
-                queue: queue,
-                interval: configuration.pollInterval,
-                backoff: configuration.backoff,
-                logger: logger,
-                metrics: metrics,
-                doorbell: storeNotifications
-            )
-        )
-        // Google notifications that need Google's answer first (a purchase, a partial refund): asked here, in
-        // every daemon, whether or not Google Play is configured (they wait then, and say why).
         let googleLookups = Doorbell()
-        companions.append(
-            GoogleNotificationLookup(
-                queue: queue,
-                configuration: googlePlay,
-                client: google,
-                backoff: configuration.backoff,
-                interval: configuration.pollInterval,
-                lease: configuration.lease,
-                logger: logger,
-                metrics: metrics,
-                doorbell: googleLookups,
-                processor: storeNotifications
-            )
-        )
-        // Trust levels: the settings the database's triggers apply, and provisional grants when they are on.
-        companions.append(
-            TrustKeeper(
-                queue: queue,
-                trust: trust,
-                receiptAPI: storeKit.receiptVerifier == .serverAPI ? .serverAPI : .verifyReceipt,
-                logger: logger,
-                metrics: metrics
-            )
-        )
-        // Webhooks to the game server: every daemon sends, woken through its LISTEN connection.
         let webhookEvents = Doorbell()
-        companions.append(
-            WebhookDispatcher(
-                queue: queue,
-                configuration: webhooks,
-                logger: logger,
-                metrics: metrics,
-                doorbell: webhookEvents
-            )
+        let companions = Self.companions(
+            queue: queue,
+            configuration: configuration,
+            storeKit: storeKit,
+            googlePlay: googlePlay,
+            trust: trust,
+            webhooks: webhooks,
+            clients: (serverAPI, google),
+            doorbells: (storeNotifications, googleLookups, webhookEvents),
+            notificationVerifier: notificationVerifier,
+            logger: logger,
+            metrics: metrics
         )
         self.webhookEvents = webhookEvents
         webhooksConfigured = webhooks != nil
@@ -222,20 +136,7 @@ package final class ReceiptDaemon: Service {
         self.receipts = storeKit.receiptVerifier
         self.queue = queue
         pausedAPIs = PausedAPIsPublisher(queue: queue, logger: logger)
-        // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
-        // of its pages.
-        let slotWait = ServerAPIPacing.defaultLongestWait
-        var longestAttempt = verifier.longestVerification + slotWait * 2
-        if storeKit.receiptVerifier == .serverAPI {
-            // Production's "not found", then every page.
-            longestAttempt = max(
-                longestAttempt,
-                (verifier.configuration.requestTimeout + slotWait) * (1 + ServerAPIClient.historyPageLimit)
-            )
-        }
-        // Google: the token endpoint, the lookup, and the lookup again with a renewed token.
-        longestAttempt = max(longestAttempt, verifier.configuration.requestTimeout * 3)
-        attemptLimit = longestAttempt + configuration.lease / 2
+        attemptLimit = Self.attemptLimit(verifier: verifier, storeKit: storeKit, lease: configuration.lease)
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google

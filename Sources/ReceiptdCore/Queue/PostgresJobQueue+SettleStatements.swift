@@ -1,0 +1,99 @@
+import Foundation
+
+/// The settle's statements beside its reads: the one write of every plan, and the follow-ups a batch needs.
+extension PostgresJobQueue {
+    /// Orders other receipts of the batch completed: their active jobs are closed as superseded by the paying job,
+    /// and a running one's daemon is told to stop asking its store.
+    static let closeCompletedOrders = """
+        WITH paid AS (
+            SELECT order_id, job_id FROM jsonb_to_recordset($1::jsonb) AS p(order_id text, job_id bigint)
+        ), closed AS (
+            SELECT j.id, j.state, paid.job_id FROM iap.jobs j JOIN paid ON paid.order_id = j.order_id
+            WHERE j.order_id = ANY (ARRAY(SELECT order_id FROM paid))
+              AND j.state IN ('\(JobState.pending.rawValue)', '\(JobState.running.rawValue)')
+            FOR UPDATE OF j
+        ), updated AS (
+            UPDATE iap.jobs j SET state = '\(JobState.superseded.rawValue)', superseded_by = closed.job_id, finished_at = now(), locked_by = NULL
+            FROM closed WHERE j.id = closed.id
+            RETURNING j.id
+        )
+        SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = '\(JobState.running.rawValue)'
+        """
+
+    /// Verified purchases that paid no order, once each, unless bought before `$2` (`RECEIPTD_UNCLAIMED_SINCE`;
+    /// NULL: when this database was first migrated), which an older system is taken to have delivered.
+    static let recordUnclaimed = """
+        INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, environment, user_id, order_id, job_id,
+                                            original_transaction_id)
+        SELECT u.transaction_id, u.product_id, u.quantity, to_timestamp(u.purchase_ms / 1000.0), u.environment, u.user_id,
+               u.order_id, u.job_id, u.original_id
+        FROM jsonb_to_recordset($1::jsonb) AS u(transaction_id text, product_id text, quantity int, purchase_ms bigint,
+                                                 environment text, user_id text, order_id text, job_id bigint, original_id text)
+        WHERE to_timestamp(u.purchase_ms / 1000.0)
+              >= coalesce($2::timestamptz, (SELECT applied_at FROM iap.schema_migrations WHERE version = 1), '-infinity')
+        ON CONFLICT (transaction_id) DO NOTHING
+        """
+
+    /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
+    static let distrustReplays = """
+        SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)
+        FROM jsonb_to_recordset($1::jsonb) AS r(user_id text, store text, order_id text)
+        """
+
+    /// Tells game servers listening on `iap_verified` which orders just received goods: one JSON payload each.
+    static let notifyVerified = """
+        SELECT pg_notify('iap_verified', payload) FROM jsonb_array_elements_text($1::jsonb) AS payload
+        """
+
+    /// Purchases of other users that receipts carried.
+    static let flagForeignPurchases = """
+        INSERT INTO iap.foreign_transactions (job_id, order_id, user_id, original_transaction_id, owner_user_id)
+        SELECT f.job_id, f.order_id, f.user_id, f.original_id, f.owner
+        FROM jsonb_to_recordset($1::jsonb) AS f(job_id bigint, order_id text, user_id text, original_id text, owner text)
+        ON CONFLICT DO NOTHING
+        """
+
+    /// Every plan's writes as one statement: ledger rows, first owners, orders, the jobs and their attempts. The
+    /// ledger and owner inserts have no ON CONFLICT: a transaction delivered meanwhile fails them with a unique
+    /// violation, and the whole batch is planned again.
+    package static let settleWrite = """
+        WITH ledger AS (
+            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id,
+                                        store)
+            SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
+                   d.environment, d.job_id, coalesce(d.store, 'apple')
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
+                                                     purchase_ms bigint, environment text, job_id bigint, store text)
+        ), finalizations AS (
+            -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
+            INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)
+            SELECT d.transaction_id, d.order_id, d.finalize_product, d.purchase_token, d.finalize,
+                   now() + make_interval(secs => d.overdue_s)
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, finalize_product text, purchase_token text,
+                                                     finalize text, overdue_s float8)
+            WHERE d.finalize IS NOT NULL
+        ), owners AS (
+            INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
+            SELECT n.original_id, n.user_id, n.order_id FROM jsonb_to_recordset($2::jsonb) AS n(original_id text, user_id text, order_id text)
+        ), claimed AS (
+            -- A payment recorded as unclaimed that a later receipt delivered after all.
+            UPDATE iap.unclaimed_payments u SET assigned_order_id = d.order_id, assigned_at = now()
+            FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text)
+            WHERE u.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements($1::jsonb) ->> 'transaction_id'))
+              AND u.transaction_id = d.transaction_id AND u.assigned_at IS NULL
+        ), paid AS (
+            -- New units make the order verified (from pending, closed or finished) until the game grants them.
+            UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now(),
+                status = CASE WHEN r.delivered > o.delivered_quantity THEN 'verified' ELSE o.status END
+            FROM jsonb_to_recordset($3::jsonb) AS r(order_id text, delivered int, outcome text)
+            WHERE o.order_id = ANY (ARRAY(SELECT jsonb_array_elements($3::jsonb) ->> 'order_id')) AND o.order_id = r.order_id
+              AND o.outcome IS DISTINCT FROM 'full'
+        ), finished AS (
+            UPDATE iap.jobs j SET state = '\(JobState.succeeded.rawValue)', finished_at = now(), environment = f.environment, last_error = f.flag,
+                locked_by = NULL, heartbeat_at = NULL
+            FROM jsonb_to_recordset($4::jsonb) AS f(id bigint, environment text, flag text)
+            WHERE j.id = ANY (ARRAY(SELECT (jsonb_array_elements($4::jsonb) ->> 'id')::bigint)) AND j.id = f.id
+        )
+        \(insertAttempts(rows: 6, daemon: 5))
+        """
+}
