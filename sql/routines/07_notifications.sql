@@ -199,7 +199,7 @@ EXECUTE FUNCTION iap.apply_partial_refunds();
 -- daemons' processing calls it, in the transaction that marks the notification processed; times in UTC.
 CREATE OR REPLACE FUNCTION iap.rescind_consent(app_transaction_id text, environment text, signed_at timestamptz,
                                                notification_id bigint) RETURNS void
-LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 DECLARE
     v_news jsonb := jsonb_build_object('app_transaction_id', app_transaction_id, 'environment', environment,
                                        'signed_at', signed_at);

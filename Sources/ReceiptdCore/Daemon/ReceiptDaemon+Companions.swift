@@ -4,7 +4,7 @@ import ServiceLifecycle
 extension ReceiptDaemon {
     /// The long-running parts beside the daemon (``companions``), made from its settings, its store clients and
     /// the doorbells its listener rings.
-    static func companions(
+    static func makeCompanions(
         queue: PostgresJobQueue,
         configuration: Configuration,
         storeKit: StoreKitConfiguration,
@@ -123,7 +123,7 @@ extension ReceiptDaemon {
 
     /// How long one attempt may take at most before its lease is in doubt: the longest verification, with the
     /// Server API's slot waits and Google's token round trip, plus half a lease.
-    static func attemptLimit(verifier: AppleVerifier, storeKit: StoreKitConfiguration, lease: Duration) -> Duration {
+    static func makeAttemptLimit(verifier: AppleVerifier, storeKit: StoreKitConfiguration, lease: Duration) -> Duration {
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
         // of its pages.
         let slotWait = ServerAPIPacing.defaultLongestWait

@@ -113,7 +113,7 @@ package final class ReceiptDaemon: Service {
         let storeNotifications = Doorbell()
         let googleLookups = Doorbell()
         let webhookEvents = Doorbell()
-        let companions = Self.companions(
+        let companions = Self.makeCompanions(
             queue: queue,
             configuration: configuration,
             storeKit: storeKit,
@@ -136,7 +136,7 @@ package final class ReceiptDaemon: Service {
         self.receipts = storeKit.receiptVerifier
         self.queue = queue
         pausedAPIs = PausedAPIsPublisher(queue: queue, logger: logger)
-        attemptLimit = Self.attemptLimit(verifier: verifier, storeKit: storeKit, lease: configuration.lease)
+        attemptLimit = Self.makeAttemptLimit(verifier: verifier, storeKit: storeKit, lease: configuration.lease)
     }
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
