@@ -123,7 +123,8 @@ extension ReceiptDaemon {
 
     /// How long one attempt may take at most before its lease is in doubt: the longest verification, with the
     /// Server API's slot waits and Google's token round trip, plus half a lease.
-    static func makeAttemptLimit(verifier: AppleVerifier, storeKit: StoreKitConfiguration, lease: Duration) -> Duration {
+    static func makeAttemptLimit(verifier: AppleVerifier, storeKit: StoreKitConfiguration, lease: Duration) -> Duration
+    {
         // A Server API lookup may also wait for its slot before each of its two calls; a history read, before each
         // of its pages.
         let slotWait = ServerAPIPacing.defaultLongestWait
