@@ -1,5 +1,7 @@
 import Foundation
+import Prometheus
 import ReceiptdCore
+import ServiceLifecycle
 import Testing
 
 /// The endpoint's connection limit and request timeout, over raw TCP: a client that connects and says
@@ -91,6 +93,31 @@ extension MetricsServerTests {
                 client.send(Self.healthRequest)
                 #expect(try await client.read(until: "\r\n\r\nok\n", within: .seconds(5)), "\(source) is served")
             }
+        }
+    }
+
+    @Test func anAddressInUseIsLoggedAndTheDaemonGoesOnWithoutTheEndpoint() async throws {
+        try await withServer { base in
+            let port = try #require(URL(string: base)?.port)
+            let lines = CapturingLogHandler.Lines()
+            let second = MetricsServer(
+                configuration: .init(host: "127.0.0.1", port: port),
+                registry: PrometheusCollectorRegistry(),
+                logger: CapturingLogHandler.logger(into: lines),
+                readiness: { true }
+            )
+            let group = ServiceGroup(configuration: .init(services: [second], logger: Self.logger))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await group.run() }
+                #expect(await second.port() == nil)
+                let logged = lines.all.joined(separator: "\n")
+                #expect(logged.contains("RECEIPTD_METRICS_ADDR") && logged.contains("127.0.0.1:\(port)"), "\(logged)")
+                // The service waits for the daemon to stop instead of ending (which would stop the daemon).
+                try await Task.sleep(for: .milliseconds(300))
+                await group.triggerGracefulShutdown()
+                try await tasks.waitForAll()
+            }
+            #expect(try await get(base + "/healthz").0 == 200, "the first server is untouched")
         }
     }
 
