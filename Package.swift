@@ -27,6 +27,8 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Already in the graph through Hummingbird; named here for the HTTP parts the intake's connection policy sees.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.34.1"),
         // `swift package generate-documentation` renders the reference articles (Sources/ReceiptdCore/ReceiptdCore.docc).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -53,6 +55,10 @@ let package = Package(
                 // RS256 for Google's service-account assertions.
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
+                // The metrics, health and notification endpoints: the same HTTP stack as the console.
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
             resources: [
                 .embedInCode("SQL/routines/00_retired_signatures.sql"),

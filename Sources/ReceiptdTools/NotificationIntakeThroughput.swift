@@ -46,7 +46,8 @@ package struct NotificationIntakeThroughput: Sendable, Codable {
             planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: SyntheticReceipt.defaultBundleID)
         )
         var configuration = MetricsServer.Configuration(host: "127.0.0.1", port: 0)
-        configuration.maxConnections = connections
+        // Every client connection comes from 127.0.0.1, one peer, which may hold a quarter of the limit.
+        configuration.maxConnections = connections * 4
         let server = NotificationServer(
             configuration: configuration,
             routes: [

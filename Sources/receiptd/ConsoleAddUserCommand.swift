@@ -39,6 +39,8 @@ struct ConsoleAddUserCommand: ParsableCommand {
                 )
             )
         }
+        // Stored in NFC, as the console matches and counts names.
+        let name = ConsoleUser.normalized(self.name)
         if let problem = ConsoleUsersFile.nameProblem(name) { throw ConsoleCommand.failure("add-user", problem) }
         var existing = ""
         if FileManager.default.fileExists(atPath: path) {

@@ -101,4 +101,35 @@ import Testing
         #expect(dummy.hasPrefix("$2b$05$") && ConsoleUsersFile.normalizedHash(dummy) == dummy)
         #expect(ConsoleAuthentication.makeDummyHash(costLike: []).hasPrefix("$2b$12$"))
     }
+
+    @Test func namesAreReadInNFCAndTwoSpellingsOfOneNameAreADuplicate() throws {
+        let users = try ConsoleUsersFile.parse("\u{212A}ate:\(Self.hash)\n", path: "users")
+        #expect(users.map { Array($0.name.utf8) } == [Array("Kate".utf8)], "stored as NFC")
+        #expect {
+            _ = try ConsoleUsersFile.parse("Kate:\(Self.hash)\n\u{212A}ate:\(Self.hash)", path: "users")
+        } throws: { error in
+            "\(error)".contains("line 2:") && "\(error)".contains("already on line 1")
+        }
+    }
+
+    @Test func failuresCountPerUserWhicheverSpellingWasTyped() async throws {
+        let kate = ConsoleUser(name: "Kate", passwordHash: "$2b$" + Self.hash.dropFirst(4), role: .operator)
+        let authentication = ConsoleAuthentication(settings: ConsoleSettings(), users: [kate])
+        for _ in 0..<5 { #expect(await authentication.signIn(name: "Kate", password: "guess") == .refused) }
+        // The right password under another spelling of the same user gets no more guesses.
+        #expect(await authentication.signIn(name: "\u{212A}ate", password: "secret") == .throttled)
+        // A name that matches nobody is counted per normalized name.
+        for _ in 0..<5 { #expect(await authentication.signIn(name: "\u{212A}elvin", password: "guess") == .refused) }
+        #expect(await authentication.signIn(name: "Kelvin", password: "guess") == .throttled)
+    }
+
+    @Test func anotherSpellingOfAUsersNameSignsInAsThatUser() async throws {
+        let users = try ConsoleUsersFile.parse("Kate:\(Self.hash)\n", path: "users")
+        let authentication = ConsoleAuthentication(settings: ConsoleSettings(), users: users)
+        guard case .signedIn(let session) = await authentication.signIn(name: "\u{212A}ate", password: "secret") else {
+            Issue.record("KELVIN SIGN + ate did not sign in as Kate")
+            return
+        }
+        #expect(Array(session.user.utf8) == Array("Kate".utf8))
+    }
 }

@@ -74,4 +74,14 @@ import Testing
         _ = attempt(&throttle, "flood-249", at: 63, succeeds: true)
         #expect(throttle.failures(for: "flood-249", at: start.addingTimeInterval(63)) == 0)
     }
+
+    @Test func everySpellingOfANameIsCountedAsOne() {
+        var throttle = SignInThrottle(failuresAllowed: 5, window: .seconds(60))
+        for second in 0..<5 { #expect(attempt(&throttle, "Kate", at: Double(second))) }
+        // KELVIN SIGN is "K" in NFC, and "e\u{301}" is "é": other bytes, the same name.
+        #expect(!attempt(&throttle, "\u{212A}ate", at: 5, succeeds: true))
+        #expect(throttle.failures(for: "\u{212A}ate", at: start.addingTimeInterval(5)) == 5)
+        for second in 0..<5 { #expect(attempt(&throttle, "Ren\u{E9}e", at: Double(second))) }
+        #expect(!attempt(&throttle, "Rene\u{301}e", at: 5))
+    }
 }

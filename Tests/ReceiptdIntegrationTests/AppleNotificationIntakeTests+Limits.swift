@@ -84,9 +84,14 @@ extension AppleNotificationIntakeTests {
                 $0.requestTimeout = .seconds(60)
             }
             try await Self.withIntake(f, server: limits) { intake in
-                let held = try [RawTCPClient(port: intake.port), RawTCPClient(port: intake.port)]
+                // Two peers (one peer may hold a quarter of the limit, at least one connection).
+                let held = try [
+                    RawTCPClient(port: intake.port, from: "127.0.0.2"),
+                    RawTCPClient(port: intake.port, from: "127.0.0.3"),
+                ]
                 #expect(try await !held[0].waitForClose(within: .milliseconds(300)), "within the limit")
-                let extra = try RawTCPClient(port: intake.port)
+                #expect(try await !held[1].waitForClose(within: .milliseconds(10)), "within the limit")
+                let extra = try RawTCPClient(port: intake.port, from: "127.0.0.4")
                 #expect(extra.send(Self.head(contentLength: 2) + "{}"))
                 #expect(try await extra.waitForClose(within: .seconds(3)), "a connection over the limit is closed")
                 #expect(extra.received.isEmpty, "and not served")
@@ -99,6 +104,42 @@ extension AppleNotificationIntakeTests {
                 }
                 #expect(status == 200, "served again once one closed")
                 #expect(!held[1].received.contains("HTTP"))
+            }
+        }
+    }
+
+    @Test func slowConnectionsFromOnePeerDoNotShutTheStoresOut() async throws {
+        try await Fixture.with { f in
+            let limits: (inout MetricsServer.Configuration) -> Void = {
+                $0.maxConnections = 8
+                $0.requestTimeout = .seconds(2)
+            }
+            try await Self.withIntake(f, server: limits) { intake in
+                let chain = f.standIn.testChain
+                let port = intake.port
+                // One peer keeps opening slow connections, each reopened as the deadline or the cap closes it.
+                let flooding = Task {
+                    var open: [RawTCPClient] = []
+                    while !Task.isCancelled {
+                        open.removeAll { !$0.send("a") }
+                        while open.count < 8, let client = try? RawTCPClient(port: port, from: "127.0.0.2") {
+                            client.send(Self.head(contentLength: 4096))
+                            open.append(client)
+                        }
+                        try? await Task.sleep(for: .milliseconds(20))
+                    }
+                }
+                defer { flooding.cancel() }
+                try await Task.sleep(for: .milliseconds(300))
+                // The stores' pushes, from another address, are all answered promptly meanwhile.
+                let started = ContinuousClock.now
+                for index in 0..<10 {
+                    let body = chain.notificationBody(Self.refund("88\(index)", chain: chain))
+                    let status = try? await Self.post(intake.port, body).0
+                    #expect(status == 200, "push \(index)")
+                }
+                #expect(ContinuousClock.now - started < .seconds(10))
+                #expect(try await Self.count(f) == 10)
             }
         }
     }

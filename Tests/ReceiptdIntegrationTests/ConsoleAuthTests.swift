@@ -100,6 +100,23 @@ import Testing
         }
     }
 
+    @Test func theLimitCountsPerUserNotPerSpellingOfTheName() async throws {
+        try await Fixture.with { f in
+            try await ConsoleTestServer.with(
+                connectionString: try await f.loginRole(in: "receiptd_operator"),
+                users: [ConsoleTestServer.user("Kate", password: Self.password)]
+            ) { console in
+                for _ in 0..<5 { #expect(try await console.signIn("Kate", "guess").status == 401) }
+                // KELVIN SIGN: other bytes, the same name in NFC, so no more guesses and no sign-in.
+                let other = try await console.signIn("\u{212A}ate", Self.password)
+                #expect(other.status == 429 && other.setCookie == nil)
+                // Names that match nobody are counted per normalized name.
+                for _ in 0..<5 { #expect(try await console.signIn("\u{212A}elvin", "guess").status == 401) }
+                #expect(try await console.signIn("Kelvin", "guess").status == 429)
+            }
+        }
+    }
+
     @Test func pagesNeedASessionAndSessionsEndAfterEightHours() async throws {
         try await withConsole { console in
             let anonymous = try await console.get("/")

@@ -54,6 +54,29 @@ import Testing
         }
     }
 
+    @Test func addUserStoresNamesInNFCAndRefusesAnotherSpellingOfOne() async throws {
+        try await withFolder { folder in
+            let file = folder.appendingPathComponent("users").path
+            let environment = ["RECEIPTD_CONSOLE_USERS_FILE": file]
+            // KELVIN SIGN + "ate": NFC makes it "Kate".
+            let added = try ReceiptdBinary.run(
+                ["console", "add-user", "\u{212A}ate", "--password-stdin"],
+                stdin: "pw\n",
+                environment: environment
+            )
+            #expect(added.status == 0, "\(added.stderr)")
+            let text = try String(contentsOfFile: file, encoding: .utf8)
+            #expect(Array(text.utf8.prefix(5)) == Array("Kate:".utf8), "stored in NFC")
+            let again = try ReceiptdBinary.run(
+                ["console", "add-user", "Kate", "--password-stdin"],
+                stdin: "pw\n",
+                environment: environment
+            )
+            #expect(again.status == 1 && again.stderr.contains("already"), "\(again.stderr)")
+            #expect(try ConsoleUsersFile.load(path: file).count == 1)
+        }
+    }
+
     @Test func addUserAppendsAVerifiableLineAndRefusesDuplicatesAndBadNames() async throws {
         try await withFolder { folder in
             let file = folder.appendingPathComponent("users").path

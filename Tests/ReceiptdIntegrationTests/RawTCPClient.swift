@@ -4,15 +4,32 @@ import Foundation
 import Glibc
 #endif
 
-/// A blocking TCP client to 127.0.0.1 for tests that misbehave on purpose: connect and say nothing,
+/// A blocking TCP client to 127.0.0.1 (from any loopback address) for tests that misbehave on purpose: connect and say nothing,
 /// drip a request byte by byte, and see exactly when the server closes the connection.
 final class RawTCPClient {
     private var descriptor: Int32
     /// Everything read so far.
     private(set) var received = ""
 
-    init(port: Int) throws {
+    /// Connects to `port` on 127.0.0.1, from `source` when given: another loopback address (127.0.0.2, …; Linux
+    /// routes all of 127/8 to lo) is another peer to the server.
+    init(port: Int, from source: String? = nil) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if let source {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let code = errno
+                close()
+                throw POSIXErrorCode(rawValue: code).map { POSIXError($0) } ?? POSIXError(.EIO)
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

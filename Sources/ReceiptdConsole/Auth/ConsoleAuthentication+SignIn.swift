@@ -5,9 +5,14 @@ import HummingbirdBcrypt
 extension ConsoleAuthentication {
     /// Checks `password` for `name` against the users file, within the failed sign-in limit. An unknown name is
     /// checked against a dummy hash, so it takes as long as a wrong password and cannot be told apart.
-    package func signIn(name: String, password: String) async -> SignInResult {
+    ///
+    /// Names are matched and counted in NFC: the failures count per matched user, and per normalized name for a
+    /// name that matches nobody, whichever canonically equivalent spelling was typed.
+    package func signIn(name typed: String, password: String) async -> SignInResult {
+        let name = ConsoleUser.normalized(typed)
         guard throttle.admit(name, at: now()) else { return .throttled }
-        let user = users.first { $0.name == name }
+        // Byte equality of the NFC forms: exactly canonical equivalence, and the same test the throttle counts by.
+        let user = users.first { ConsoleUser.normalized($0.name).utf8.elementsEqual(name.utf8) }
         // C strings end at NUL: "a\0b" would be checked as "a".
         let usable = user != nil && !password.utf8.contains(0)
         let matches = await Self.verify(password, hash: usable ? user?.passwordHash ?? dummyHash : dummyHash)

@@ -3,7 +3,7 @@ import HummingbirdBcrypt
 import ReceiptdCore
 
 /// `RECEIPTD_CONSOLE_USERS_FILE`: one user a line, `name:bcrypt-hash`, with `:viewer` for a read-only user; blank
-/// lines and `#` comments are skipped. htpasswd's `$2y$` hashes are read as `$2b$` (the same algorithm), so
+/// lines and `#` comments are skipped. Names are read in NFC. htpasswd's `$2y$` hashes are read as `$2b$` (the same algorithm), so
 /// `htpasswd -B` makes a line. Every error names the variable and the line, never a hash.
 package enum ConsoleUsersFile {
     /// The variable every error names.
@@ -60,11 +60,13 @@ package enum ConsoleUsersFile {
                 }
                 role = .viewer
             }
-            if let first = lineOfName[fields[0]] {
+            // Stored in NFC: two spellings of one name are one user, and the second is a duplicate.
+            let name = ConsoleUser.normalized(fields[0])
+            if let first = lineOfName[name] {
                 throw failure("the name \"\(fields[0])\" is already on line \(first)")
             }
-            lineOfName[fields[0]] = number
-            users.append(ConsoleUser(name: fields[0], passwordHash: hash, role: role))
+            lineOfName[name] = number
+            users.append(ConsoleUser(name: name, passwordHash: hash, role: role))
         }
         return users
     }

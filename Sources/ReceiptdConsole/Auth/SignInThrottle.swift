@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// The failed sign-in limit, per name (known or not): once `failuresAllowed` sign-ins for a name failed within
+/// The failed sign-in limit, per name (known or not; counted in NFC, so every spelling of a name is one): once `failuresAllowed` sign-ins for a name failed within
 /// `window`, the next ones are refused without checking the password until the oldest of those failures is
 /// `window` old. A success clears the name's failures. Pure: the caller passes the time.
 ///
@@ -85,8 +85,9 @@ package struct SignInThrottle: Sendable {
         for (key, _) in stalest { entries[key] = nil }
     }
 
-    /// Names are remembered as digests: an attacker's long names cost 32 bytes each.
+    /// Names are remembered as digests of their NFC: an attacker's long names cost 32 bytes each, and canonically
+    /// equivalent spellings (which the users file matches alike) share one count.
     private static func key(_ name: String) -> SHA256Digest {
-        SHA256.hash(data: Data(name.utf8))
+        SHA256.hash(data: Data(ConsoleUser.normalized(name).utf8))
     }
 }

@@ -1,87 +1,43 @@
+import HTTPTypes
+import Hummingbird
 import Logging
-import NIOCore
-import NIOHTTP1
 
 extension NotificationServer {
-    /// Answers the requests of one connection, one at a time, until the client or the server closes it. A request
-    /// the server answers before its body has arrived (no route, over the limit) closes the connection, so the rest
-    /// of the body is never read.
-    func serve(_ connection: Connection) async {
-        do {
-            try await connection.executeThenClose { inbound, outbound in
-                var pending: (head: HTTPRequestHead, route: any NotificationRoute, body: [UInt8])?
-                for try await part in inbound {
-                    switch part {
-                    case .head(let head):
-                        switch routing(head) {
-                        case .route(let route):
-                            pending = (head, route, [])
-                        case .answer(let answer):
-                            try await write(answer, version: head.version, close: true, to: outbound)
-                            return
-                        }
-                        if let length = head.headers.first(name: "content-length").flatMap(Int.init),
-                            length > pending!.route.bodyLimit
-                        {
-                            try await refuse(tooLarge(pending!.route, declared: true), pending!.route, head, outbound)
-                            return
-                        }
-                    case .body(let chunk):
-                        guard pending != nil else { continue }
-                        guard pending!.body.count + chunk.readableBytes <= pending!.route.bodyLimit else {
-                            let refusal = tooLarge(pending!.route, declared: false)
-                            try await refuse(refusal, pending!.route, pending!.head, outbound)
-                            return
-                        }
-                        pending!.body += chunk.readableBytesView
-                    case .end:
-                        guard let request = pending else { continue }
-                        pending = nil
-                        let answer: Answer
-                        do throws(NotificationRefusal) {
-                            let headers = Dictionary(
-                                request.head.headers.map { ($0.name.lowercased(), $0.value) },
-                                uniquingKeysWith: { first, _ in first }
-                            )
-                            switch try await request.route.take(request.body, headers: headers) {
-                            case .recorded(let new): answer = Answer(.ok, new ? "recorded\n" : "already recorded\n")
-                            case .skipped: answer = Answer(.noContent, "")
-                            }
-                        } catch {
-                            let close = !request.head.isKeepAlive
-                            try await refuse(error, request.route, request.head, outbound, close: close)
-                            if !request.head.isKeepAlive { return }
-                            continue
-                        }
-                        try await write(
-                            answer,
-                            version: request.head.version,
-                            close: !request.head.isKeepAlive,
-                            to: outbound
-                        )
-                        if !request.head.isKeepAlive { return }
-                    }
-                }
+    /// Answers one request. A request answered before its body has arrived (no route, over the limit) closes the
+    /// connection, so the rest of the body is never read. The answer to a route's request is written only once
+    /// `take` has returned, that is once what it records is committed.
+    func answer(to request: Request) async throws -> Response {
+        guard let route = routes[request.uri.path] else {
+            return HTTPEndpoint.answer(.notFound, "not found\n", close: true)
+        }
+        guard request.method == .post else {
+            return HTTPEndpoint.answer(.methodNotAllowed, "method not allowed: POST only\n", close: true)
+        }
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > route.bodyLimit {
+            return refuse(tooLarge(route, declared: true), route, close: true)
+        }
+        var body: [UInt8] = []
+        // A broken connection ends the loop with an error: nothing to answer, nothing taken.
+        for try await chunk in request.body {
+            guard body.count + chunk.readableBytes <= route.bodyLimit else {
+                return refuse(tooLarge(route, declared: false), route, close: true)
+            }
+            body += chunk.readableBytesView
+        }
+        let close = HTTPEndpoint.closes(request)
+        do throws(NotificationRefusal) {
+            var headers: [String: String] = [:]
+            for field in request.headers where headers[field.name.canonicalName] == nil {
+                headers[field.name.canonicalName] = field.value
+            }
+            switch try await route.take(body, headers: headers) {
+            case .recorded(let new):
+                return HTTPEndpoint.answer(.ok, new ? "recorded\n" : "already recorded\n", close: close)
+            case .skipped: return HTTPEndpoint.answer(.noContent, "", close: close)
             }
         } catch {
-            logger.debug("notification connection ended", metadata: [LogKey.error: "\(error)"])
+            return refuse(error, route, close: close)
         }
-    }
-
-    private typealias Answer = MetricsServer.Answer
-
-    /// Where a request goes: to a route, or straight to an answer.
-    private enum Routing {
-        case route(any NotificationRoute)
-        case answer(Answer)
-    }
-
-    /// The route for `head`, or the answer when there is none: 404 for another path, 405 for another method.
-    private func routing(_ head: HTTPRequestHead) -> Routing {
-        let path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        guard let route = routes[String(path)] else { return .answer(Answer(.notFound, "not found\n")) }
-        guard head.method == .POST else { return .answer(Answer(.methodNotAllowed, "method not allowed: POST only\n")) }
-        return .route(route)
     }
 
     /// The refusal of a body over the route's `bodyLimit`: by its `content-length`, or once that much has arrived.
@@ -95,13 +51,7 @@ extension NotificationServer {
     }
 
     /// Counts, logs (once per cause per interval) and answers a refusal.
-    private func refuse(
-        _ refusal: NotificationRefusal,
-        _ route: any NotificationRoute,
-        _ head: HTTPRequestHead,
-        _ outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>,
-        close: Bool = true
-    ) async throws {
+    private func refuse(_ refusal: NotificationRefusal, _ route: any NotificationRoute, close: Bool) -> Response {
         metrics.notificationRefused(store: route.store, reason: refusal.reason)
         if let count = refusals.note("\(route.store.rawValue) \(refusal.reason)") {
             logger.log(
@@ -114,25 +64,7 @@ extension NotificationServer {
                 ]
             )
         }
-        let status = HTTPResponseStatus(statusCode: refusal.status.rawValue)
-        try await write(Answer(status, "\(refusal.reason)\n"), version: head.version, close: close, to: outbound)
-    }
-
-    private func write(
-        _ answer: Answer,
-        version: HTTPVersion,
-        close: Bool,
-        to outbound: NIOAsyncChannelOutboundWriter<HTTPServerResponsePart>
-    ) async throws {
-        var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: answer.contentType)
-        headers.add(name: "content-length", value: String(answer.body.count))
-        headers.add(name: "cache-control", value: "no-store")
-        if close { headers.add(name: "connection", value: "close") }
-        try await outbound.write(contentsOf: [
-            .head(HTTPResponseHead(version: version, status: answer.status, headers: headers)),
-            .body(.byteBuffer(ByteBuffer(bytes: answer.body))),
-            .end(nil),
-        ])
+        let status = HTTPResponse.Status(code: refusal.status.rawValue)
+        return HTTPEndpoint.answer(status, "\(refusal.reason)\n", close: close)
     }
 }

@@ -1,23 +1,19 @@
 import Logging
-import NIOCore
-import NIOHTTP1
 import ServiceLifecycle
 
 /// Serves the stores' notification endpoints (`POST /notifications/apple`, `RECEIPTD_NOTIFICATIONS_ADDR`): each
 /// request's body goes to its store's `NotificationRoute`, and the store hears 200 only once the notification is
-/// committed. The connection limit and the request deadline are the metrics server's; bodies stop at
+/// committed. The connection limits and the request deadline are the metrics server's; bodies stop at
 /// each route's `bodyLimit`.
 ///
 /// A `Service`: `run()` binds, serves until graceful shutdown or cancellation, then closes every connection.
 package final class NotificationServer: Service, Sendable, CustomStringConvertible {
-    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-
     private let configuration: MetricsServer.Configuration
     let routes: [String: any NotificationRoute]
     let logger: Logger
     let metrics: ReceiptdMetrics
     let refusals: RefusalLog
-    private let listener: HTTPListener
+    private let endpoint: HTTPEndpoint
 
     /// Creates a server; nothing is bound until `run()`.
     ///
@@ -39,7 +35,7 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
         self.refusals = RefusalLog(interval: refusalLogInterval)
         // Verifying orders matters more: the daemon keeps running, and the catch-up reads what Apple sent meanwhile
         // from its notification history.
-        listener = HTTPListener(
+        endpoint = HTTPEndpoint(
             configuration: configuration,
             backlog: 256,
             messages: .init(
@@ -53,10 +49,12 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
     package var description: String { "NotificationServer(\(configuration.address))" }
 
     /// The bound port once `run()` is listening (useful with port 0); nil if binding failed.
-    package func port() async -> Int? { await listener.port() }
+    package func port() async -> Int? { await endpoint.port() }
 
     /// Binds and serves until graceful shutdown or cancellation.
     package func run() async throws {
-        try await listener.run(logger: logger, metadata: ["paths": "\(routes.keys.sorted())"]) { await self.serve($0) }
+        try await endpoint.run(logger: logger, metadata: ["paths": "\(routes.keys.sorted())"]) {
+            try await self.answer(to: $0)
+        }
     }
 }

@@ -9,6 +9,10 @@ extension MetricsServer {
         package var port: Int
         /// Connections open at once; one more is closed as soon as it is accepted.
         package var maxConnections = 32
+        /// Connections one peer IP address may hold at once: a quarter of `maxConnections` (at least 1). One more
+        /// from it is closed as soon as it is accepted, so one client cannot shut the others out. A proxy in front
+        /// is one peer.
+        package var maxConnectionsPerPeer: Int { max(1, maxConnections / 4) }
         /// How long a connection may take to send a whole request, counted from when it opened and again
         /// from the end of each answer; then it is closed. Bounds idle, keep-alive and slowly dripped connections.
         package var requestTimeout: Duration = .seconds(5)

@@ -1,6 +1,4 @@
 import Logging
-import NIOCore
-import NIOHTTP1
 import Prometheus
 import ServiceLifecycle
 
@@ -8,13 +6,11 @@ import ServiceLifecycle
 ///
 /// A `Service`: `run()` binds, serves until graceful shutdown or cancellation, then closes every connection.
 package final class MetricsServer: Service, Sendable, CustomStringConvertible {
-    typealias Connection = NIOAsyncChannel<HTTPServerRequestPart, HTTPServerResponsePart>
-
     private let configuration: Configuration
     let registry: PrometheusCollectorRegistry
     let readiness: @Sendable () async -> Bool
     let logger: Logger
-    private let listener: HTTPListener
+    private let endpoint: HTTPEndpoint
 
     /// Creates a server; nothing is bound until `run()`.
     ///
@@ -32,7 +28,7 @@ package final class MetricsServer: Service, Sendable, CustomStringConvertible {
         self.logger = logger
         self.readiness = readiness
         // Orders matter more than metrics: the daemon keeps verifying without its endpoints.
-        listener = HTTPListener(
+        endpoint = HTTPEndpoint(
             configuration: configuration,
             backlog: 64,
             messages: .init(
@@ -46,10 +42,10 @@ package final class MetricsServer: Service, Sendable, CustomStringConvertible {
     package var description: String { "MetricsServer(\(configuration.address))" }
 
     /// The bound port once `run()` is listening (useful with port 0); nil if binding failed.
-    package func port() async -> Int? { await listener.port() }
+    package func port() async -> Int? { await endpoint.port() }
 
     /// Binds and serves until graceful shutdown or cancellation.
     package func run() async throws {
-        try await listener.run(logger: logger) { await self.serve($0) }
+        try await endpoint.run(logger: logger) { await self.answer(to: $0) }
     }
 }
