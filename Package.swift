@@ -87,6 +87,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0013_webhooks.sql"),
                 .embedInCode("SQL/migrations/0014_operator_actions.sql"),
                 .embedInCode("SQL/migrations/0015_console_indexes.sql"),
+                .embedInCode("SQL/migrations/0016_ledger_store_time.sql"),
                 .embedInCode("SQL/migrations/0017_consent_rescinded.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),

@@ -126,7 +126,7 @@ import Testing
             NotificationResult.allCases.map(\.rawValue) == [
                 "revoked", "revoked_undelivered", "reinstated", "nothing_to_reinstate", "recorded", "ignored",
                 "consumption_requested", "consumption_not_consented", "charge_enqueued", "charge_unclaimed",
-                "charge_already_delivered", "job_woken", "partly_revoked", "consent_rescinded", "failed",
+                "charge_already_delivered", "job_woken", "partly_revoked", "superseded", "consent_rescinded", "failed",
             ]
         )
     }

@@ -44,14 +44,20 @@ extension Fixture {
         )
     }
 
-    /// Records Google's `VOIDED_PURCHASE` of `token` (`refundType` 1 full, 2 quantity-based partial).
+    /// Records Google's `VOIDED_PURCHASE` of `token` (`refundType` 1 full, 2 quantity-based partial) that
+    /// happened at `eventTimeMillis` (now by default).
     @discardableResult
-    func recordGoogleVoided(token: String, orderID: String?, refundType: Int) async throws -> Int64 {
+    func recordGoogleVoided(
+        token: String,
+        orderID: String?,
+        refundType: Int,
+        eventTimeMillis: Int64 = Int64(Date().timeIntervalSince1970 * 1000)
+    ) async throws -> Int64 {
         let order = orderID.map { #""orderId": "\#($0)", "# } ?? ""
         return try await recordGoogle(
             #"""
             {"version": "1.0", "packageName": "\#(GooglePlayStandIn.Configuration().packageName)",
-             "eventTimeMillis": "\#(Int64(Date().timeIntervalSince1970 * 1000))",
+             "eventTimeMillis": "\#(eventTimeMillis)",
              "voidedPurchaseNotification": {"purchaseToken": "\#(token)", \#(order)"productType": 2,
                                             "refundType": \#(refundType)}}
             """#

@@ -35,6 +35,7 @@ package struct Migration: Sendable {
         Migration(version: 13, name: "webhooks", bytes: PackageResources._013_webhooks_sql),
         Migration(version: 14, name: "operator_actions", bytes: PackageResources._014_operator_actions_sql),
         Migration(version: 15, name: "console_indexes", bytes: PackageResources._015_console_indexes_sql),
+        Migration(version: 16, name: "ledger_store_time", bytes: PackageResources._016_ledger_store_time_sql),
         Migration(version: 17, name: "consent_rescinded", bytes: PackageResources._017_consent_rescinded_sql),
     ]
 

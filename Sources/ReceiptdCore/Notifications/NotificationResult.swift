@@ -29,6 +29,8 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     case jobWoken = "job_woken"
     /// A quantity-based partial refund added units to a ledger row's `revoked_quantity` (all of them revoke it).
     case partlyRevoked = "partly_revoked"
+    /// Older than the news the ledger row already has (`iap.deliveries.store_time`): nothing changed.
+    case superseded
     /// A `RESCIND_CONSENT` was handed to the game (`NOTIFY iap_consent_rescinded`, a `consent.rescinded`
     /// webhook); no purchase changed.
     case consentRescinded = "consent_rescinded"

@@ -2,13 +2,16 @@ import Foundation
 
 extension PostgresJobQueue {
     /// A quantity-based partial refund: each refund listed is recorded once, and the ledger row's revoked units
-    /// become their sum.
+    /// become their sum. Refunds add up, so their sum is the store's in any order they arrive: one is never
+    /// superseded, and the row keeps the latest news's time (`storeTime`, the push's event time).
     static func revokeUnits(
         _ transactionID: String,
         refunds: [GooglePartialRefund],
         id: Int64,
+        storeTime: Int64,
         in session: DatabaseSession
     ) throws -> (NotificationResult?, String?) {
+        _ = try session.execute(googleSQL.dateNews, [transactionID, storeTime])
         let rows = refunds.map { refund -> [(String, JSONText.Value)] in
             [
                 ("voided_ms", .int(refund.voidedAtMilliseconds)), ("quantity", .int(Int64(refund.quantity))),
@@ -115,6 +118,12 @@ extension PostgresJobQueue {
         )
         SELECT (SELECT count(*) FROM jobs) AS jobs, (SELECT count(*) FROM notifications) AS notifications,
                (SELECT count(*) FROM rung) AS rung
+        """,
+        // The ledger row (if any) dated $2 (store_time) unless its news is newer.
+        dateNews: """
+        UPDATE iap.deliveries SET store_time = to_timestamp($2::bigint / 1000.0)
+        WHERE store = 'google' AND transaction_id = $1
+          AND (store_time IS NULL OR store_time < to_timestamp($2::bigint / 1000.0))
         """,
         // Each refund once, whoever lists it first (this or the voided poll).
         recordPartialRefunds: """

@@ -89,10 +89,13 @@ extension PostgresJobQueue: NotificationProcessing {
         // Each store's payload is read and planned its own way; the actions are run alike.
         let action: NotificationAction
         var signedTransactionInfo: String?
+        // The store's time of this news (`iap.deliveries.store_time`): Apple's signedDate, Google's event time.
+        var storeTime = signedAt
         do {
             if store == Store.google.rawValue {
                 let payload = try GoogleNotificationPayload(payload: try row.string("payload"))
                 action = planner.googleAction(type: type, payload: payload, signedAtMilliseconds: signedAt)
+                storeTime = payload.notification.eventTimeMillis.flatMap { Int64($0) } ?? signedAt
             } else {
                 let payload = try StoredNotificationPayload(payload: try row.string("payload"))
                 signedTransactionInfo = payload.signedTransactionInfo
@@ -117,13 +120,15 @@ extension PostgresJobQueue: NotificationProcessing {
         case .fail(let reason):
             return (.failed, reason)
         case .revoke(let transactionID, let reason, let percentage, let revokedAt):
-            let delivered = try session.execute(
+            let answer = try session.execute(
                 notificationSQL.revoke,
-                [transactionID, revokedAt, reason, percentage, id, store]
-            ).first?["delivered"]
-            return (delivered == "t" ? .revoked : .revokedUndelivered, nil)
+                [transactionID, revokedAt, reason, percentage, id, store, storeTime]
+            ).first
+            if answer?["current"] == "f" { return (.superseded, nil) }
+            return (answer?["delivered"] == "t" ? .revoked : .revokedUndelivered, nil)
         case .reinstate(let transactionID):
-            let counts = try session.execute(notificationSQL.reinstate, [transactionID, store]).first
+            let counts = try session.execute(notificationSQL.reinstate, [transactionID, store, storeTime]).first
+            if counts?["current"] == "f" { return (.superseded, nil) }
             let lifted = Int(counts?["lifted"] ?? "0") ?? 0
             let forgotten = Int(counts?["forgotten"] ?? "0") ?? 0
             return (lifted + forgotten > 0 ? .reinstated : .nothingToReinstate, nil)
@@ -143,7 +148,7 @@ extension PostgresJobQueue: NotificationProcessing {
                 in: session
             )
         case .revokeUnits(let transactionID, let refunds):
-            return try revokeUnits(transactionID, refunds: refunds, id: id, in: session)
+            return try revokeUnits(transactionID, refunds: refunds, id: id, storeTime: storeTime, in: session)
         case .wakeGooglePurchase(let token):
             return try wakeGooglePurchase(token, id: id, in: session)
         case .settleGooglePurchase(let purchase):
@@ -212,41 +217,62 @@ extension PostgresJobQueue: NotificationProcessing {
         UPDATE iap.store_notifications SET attempts = attempts + 1, run_at = now() + make_interval(secs => $2), error = $3
         WHERE id = $1
         """,
-        // Remembered whatever the ledger holds; the ledger row, if any, revoked once (its trigger tells the game).
+        // Remembered whatever the ledger holds; the ledger row, if any, revoked once (its trigger tells the game)
+        // and dated $7 (store_time). Older than the row's store_time ($7): nothing changes, `current` is false.
         revoke: """
-        WITH remembered AS (
+        WITH ledger AS (
+            SELECT store_time FROM iap.deliveries WHERE store = $6 AND transaction_id = $1 FOR UPDATE
+        ), news AS (
+            SELECT NOT EXISTS (SELECT 1 FROM ledger WHERE store_time > to_timestamp($7::bigint / 1000.0)) AS current
+        ), remembered AS (
             INSERT INTO iap.revoked_transactions (store, transaction_id, revoked_at, revocation_reason, revocation_percentage,
                                                   notification_id)
-            VALUES ($6, $1, to_timestamp($2::bigint / 1000.0), $3, $4::int, $5::bigint)
+            SELECT $6, $1, to_timestamp($2::bigint / 1000.0), $3, $4::int, $5::bigint FROM news WHERE news.current
             ON CONFLICT (store, transaction_id) DO UPDATE SET revoked_at = excluded.revoked_at,
                 revocation_reason = excluded.revocation_reason, revocation_percentage = excluded.revocation_percentage,
                 notification_id = excluded.notification_id, recorded_at = now()
         ), revoked AS (
             UPDATE iap.deliveries SET revoked_at = to_timestamp($2::bigint / 1000.0), revocation_reason = $3,
-                revocation_percentage = $4::int
-            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL
+                revocation_percentage = $4::int, store_time = to_timestamp($7::bigint / 1000.0)
+            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
+            RETURNING transaction_id
+        ), dated AS (
+            -- Revoked already: only the news's time is kept.
+            UPDATE iap.deliveries SET store_time = to_timestamp($7::bigint / 1000.0)
+            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NOT NULL AND (SELECT current FROM news)
             RETURNING transaction_id
         )
-        SELECT EXISTS (SELECT 1 FROM iap.deliveries WHERE store = $6 AND transaction_id = $1) AS delivered
+        SELECT EXISTS (SELECT 1 FROM ledger) AS delivered, (SELECT current FROM news) AS current
         """,
         // A revocation the game had handled: the units are owed again (granted_at cleared), and the order is
-        // verified again and announced as a settle announces it.
+        // verified again and announced as a settle announces it. The row is dated $3 (store_time); older than its
+        // store_time, nothing changes and `current` is false.
         reinstate: """
-        WITH forgotten AS (
-            DELETE FROM iap.revoked_transactions WHERE store = $2 AND transaction_id = $1 RETURNING transaction_id
+        WITH ledger AS (
+            SELECT store_time FROM iap.deliveries WHERE store = $2 AND transaction_id = $1 FOR UPDATE
+        ), news AS (
+            SELECT NOT EXISTS (SELECT 1 FROM ledger WHERE store_time > to_timestamp($3::bigint / 1000.0)) AS current
+        ), forgotten AS (
+            DELETE FROM iap.revoked_transactions WHERE store = $2 AND transaction_id = $1 AND (SELECT current FROM news)
+            RETURNING transaction_id
         ), lifted AS (
             UPDATE iap.deliveries d SET revoked_at = NULL, revocation_reason = NULL, revocation_percentage = NULL,
                 granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END, revocation_handled_at = NULL,
-                revoked_quantity = 0, revocation_handled_quantity = 0
-            WHERE d.store = $2 AND d.transaction_id = $1 AND d.revoked_at IS NOT NULL
+                revoked_quantity = 0, revocation_handled_quantity = 0, store_time = to_timestamp($3::bigint / 1000.0)
+            WHERE d.store = $2 AND d.transaction_id = $1 AND d.revoked_at IS NOT NULL AND (SELECT current FROM news)
             RETURNING d.order_id, d.user_id, d.granted_at IS NULL AS owed
+        ), dated AS (
+            -- Nothing revoked: only the news's time is kept.
+            UPDATE iap.deliveries SET store_time = to_timestamp($3::bigint / 1000.0)
+            WHERE store = $2 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
+            RETURNING transaction_id
         ), reopened AS (
             UPDATE iap.orders o SET status = 'verified'
             FROM lifted l WHERE o.order_id = l.order_id AND l.owed AND o.status <> 'verified'
             RETURNING o.order_id
         )
         SELECT (SELECT count(*) FROM lifted) AS lifted, (SELECT count(*) FROM forgotten) AS forgotten,
-               (SELECT count(*) FROM reopened) AS reopened,
+               (SELECT count(*) FROM reopened) AS reopened, (SELECT current FROM news) AS current,
                (SELECT count(pg_notify('iap_verified', json_build_object('order_id', l.order_id, 'user_id', l.user_id)::text))
                 FROM lifted l WHERE l.owed) AS announced
         """,

@@ -26,11 +26,13 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
         _ = try await connection.execute(Self.recordPartialRefunds, [json])
         let partly = try await connection.execute(Self.revokeUnits, [json]).first?.int("changed") ?? 0
         let whole = try await connection.execute(Self.revokeWhole, [json]).affectedRows
+        _ = try await connection.execute(Self.date, [json])
         return partly + whole
     }
 
     /// A voiding of fewer units than the ledger row holds (or of a purchase not delivered yet, which the ledger
-    /// row starts with when it is): recorded once, whoever lists it first (this poll or a notification).
+    /// row starts with when it is): recorded once, whoever lists it first (this poll or a notification). Refunds
+    /// add up, so one is recorded whatever news the row has had since.
     static let recordPartialRefunds = """
         INSERT INTO iap.google_partial_refunds (transaction_id, voided_at, voided_quantity, purchase_token)
         SELECT v.transaction_id, to_timestamp(v.voided_ms / 1000.0), v.quantity, v.token
@@ -48,12 +50,25 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
                                                WHERE v.quantity IS NOT NULL)) AS changed
         """
 
-    /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units).
+    /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units), unless the ledger row
+    /// has newer news (`store_time`).
     static let revokeWhole = """
         UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason
         FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text, quantity int)
         WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
           AND (v.quantity IS NULL OR v.quantity >= d.quantity)
+          AND (d.store_time IS NULL OR d.store_time <= to_timestamp(v.voided_ms / 1000.0))
+        """
+
+    /// Each listed ledger row is dated with its latest voiding (`store_time`), unless its news is newer: run after
+    /// the marks, which compare with the time before.
+    static let date = """
+        UPDATE iap.deliveries d SET store_time = v.latest
+        FROM (SELECT transaction_id, to_timestamp(max(voided_ms) / 1000.0) AS latest
+              FROM jsonb_to_recordset($1::jsonb) AS e(transaction_id text, voided_ms bigint)
+              GROUP BY transaction_id) v
+        WHERE d.store = 'google' AND d.transaction_id = v.transaction_id
+          AND (d.store_time IS NULL OR d.store_time < v.latest)
         """
 
     func advance(to startTime: Int64) async throws {
