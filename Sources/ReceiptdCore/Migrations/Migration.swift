@@ -35,6 +35,7 @@ package struct Migration: Sendable {
         Migration(version: 13, name: "webhooks", bytes: PackageResources._013_webhooks_sql),
         Migration(version: 14, name: "operator_actions", bytes: PackageResources._014_operator_actions_sql),
         Migration(version: 15, name: "console_indexes", bytes: PackageResources._015_console_indexes_sql),
+        Migration(version: 18, name: "sql_rules", bytes: PackageResources._018_sql_rules_sql),
     ]
 
     /// The schema version this binary's daemon needs.
