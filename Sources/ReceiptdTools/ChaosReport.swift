@@ -36,6 +36,8 @@ package struct ChaosReport: Sendable {
     package var provisionalConfirmed = 0
     /// Provisional grants verification refuted (handed back through `iap.owed_revocations`).
     package var provisionalRefuted = 0
+    /// Provisional grants handed back because an operator cancelled their order's job or the game closed the order.
+    package var provisionalCancelled = 0
     /// Webhook events written (`iap.webhook_events`), each of which must have been delivered.
     package var webhookEvents = 0
     /// Webhook requests the receiver took again after taking their id once (a daemon killed before recording).
@@ -137,7 +139,8 @@ package struct ChaosReport: Sendable {
             orders: \(orders) in \(String(format: "%.1f", seconds)) s; outcomes: \(counts)
             deliveries: \(deliveries) (\(transactionOrders) orders by StoreKit 2 transaction); verifyReceipt calls: \(appleCalls); \
             Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); App Store orders settled while Google was out: \(settledDuringStoreOutage); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
-            provisional grants: \(provisionalGranted) (confirmed \(provisionalConfirmed), refuted \(provisionalRefuted))
+            provisional grants: \(provisionalGranted) (confirmed \(provisionalConfirmed), refuted \(provisionalRefuted), \
+            cancelled \(provisionalCancelled))
             webhook events delivered: \(webhookEvents) (\(webhookRedeliveries) sent again after a kill or a restart)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """

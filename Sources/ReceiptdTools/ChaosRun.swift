@@ -9,10 +9,11 @@ import ReceiptdTestKit
 /// stopped for longer than half the lease, forged cancel notifications name running jobs, and a game
 /// transaction holds an order's rows locked across more than a lease (`ChaosGameTransaction`). Provisional grants
 /// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
-/// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back.
+/// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back, while an operator
+/// cancels (and retries) the job of a granted order and the game closes another.
 /// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`).
 /// Then `ChaosReport` checks that nothing was lost or delivered twice, `ChaosProvisionalGame` that every
-/// provisional grant ended confirmed or refuted and that no unit was owed twice, and `ChaosWebhooks` that every
+/// provisional grant ended confirmed, refuted or cancelled (none stays unconfirmed) and that no unit was owed twice, and `ChaosWebhooks` that every
 /// event was delivered, verified, and first arrived in its order's write order.
 package struct ChaosRun {
     let configuration: Configuration
@@ -213,6 +214,7 @@ package struct ChaosRun {
         let grants = try await provisional.check(on: connection)
         (report.provisionalGranted, report.provisionalConfirmed, report.provisionalRefuted) =
             (grants.granted, grants.confirmed, grants.refuted)
+        report.provisionalCancelled = grants.cancelled
         report.violations += grants.violations
         report.violations += storeOutage.violations
         let told = try await webhooks.check(on: connection)

@@ -158,6 +158,11 @@ struct ShowCommand: OperatorCommand {
                 + (grant.grantedAt == nil ? ", the game had not granted it" : "")
                 + (grant.revocationHandledAt == nil
                     ? "; revocation owed (iap.owed_revocations, provisional_refuted)" : "; revocation handled")
+        case .cancelled:
+            "its verification was cancelled or the game closed the order, the player's trust kept"
+                + (grant.grantedAt == nil ? ", the game had not granted it" : "")
+                + (grant.revocationHandledAt == nil
+                    ? "; revocation owed (iap.owed_revocations, provisional_cancelled)" : "; revocation handled")
         }
     }
 

@@ -7,7 +7,8 @@ import Testing
 /// states how it runs in its own definition, and the game server may call it by position or by parameter name.
 @Suite struct RoutineTests {
     /// Every function of schema `iap` (name and argument types), and the roles that may execute it: the README's
-    /// "Roles" section. `enqueue_job` and `check_identifier` are for the functions that run as their owner.
+    /// "Roles" section. `enqueue_job`, `check_identifier`, `enqueue_notified` and `cancel_provisional_grant` are for
+    /// the functions that run as their owner; `job_store` and `trust_level` are inlined into the daemon's triggers.
     static let grants: [String: [String]] = [
         "check_identifier(text, text, text)": [],
         "enqueue_job(text, text, text, text, text, text, integer, uuid, text)": [],
@@ -21,6 +22,7 @@ import Testing
         "notify_revoked()": [],
         "enqueue_notified_charge(text, text)": ["receiptd_worker"],
         "enqueue_notified_google_purchase(text, text)": ["receiptd_worker"],
+        "enqueue_notified(text, text, text, text)": [],
         "revoke_refunded_units(text[])": ["receiptd_worker"],
         "rescind_consent(text, text, timestamp with time zone, bigint)": ["receiptd_worker"],
         "apply_partial_refunds()": [],
@@ -33,6 +35,9 @@ import Testing
         "assign_payment(text, text)": ["receiptd_operator"],
         "purge_finished(interval, integer)": ["receiptd_worker"],
         "lose_trust(text, text, text, text)": ["receiptd_worker"],
+        "job_store(text)": ["receiptd_worker"],
+        "trust_level(boolean, text, boolean, boolean)": ["receiptd_worker"],
+        "cancel_provisional_grant(text)": [],
         "apply_trust_rules()": [],
         "distrust_foreign_sender()": [],
         "set_trust_policy(boolean, boolean, integer)": ["receiptd_worker"],
@@ -50,6 +55,9 @@ import Testing
         "replay_webhook_events(text[])": ["receiptd_operator"],
         "record_operator_action(text, text, text, text)": ["receiptd_operator"],
     ]
+
+    /// The helpers the planner inlines into the queries calling them (sql/routines/08_trust.sql).
+    static let inlined: Set<String> = ["job_store(text)", "trust_level(boolean, text, boolean, boolean)"]
 
     /// Each function of schema `iap`, as `name(argument types)`: two rows of one name are overloads.
     static func functions(_ connection: PostgresConnection) async throws -> [String] {
@@ -94,18 +102,47 @@ import Testing
             let rows = try await f.connection.execute(
                 """
                 SELECT p.proname || '(' || oidvectortypes(p.proargtypes) || ')' AS function, p.prosecdef,
-                       coalesce(array_to_string(p.proconfig, ';'), '') AS config
-                FROM pg_proc p WHERE p.pronamespace = 'iap'::regnamespace
+                       coalesce(array_to_string(p.proconfig, ';'), '') AS config, p.provolatile::text AS volatility,
+                       l.lanname AS language
+                FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang WHERE p.pronamespace = 'iap'::regnamespace
                 """
             ).namedRows
             #expect(rows.count == Self.grants.count)
             for row in rows {
                 let function = try row.string("function")
+                // The rules inlined into their callers: IMMUTABLE SQL without settings (a SET, or SECURITY
+                // DEFINER, would keep the planner from inlining them), reading no table, so the caller's fixed
+                // search_path is the one they run with.
+                if Self.inlined.contains(function) {
+                    #expect(try row.bool("prosecdef") == false, "\(function)")
+                    #expect(try row.string("config").isEmpty, "\(function)")
+                    #expect(try row.string("volatility") == "i" && (try row.string("language")) == "sql", "\(function)")
+                    continue
+                }
                 // The functions a role calls run as their owner; the two helpers run as the function calling them.
                 let runsAsOwner = !(Self.grants[function] ?? []).isEmpty
                 #expect(try row.bool("prosecdef") == runsAsOwner, "\(function)")
                 #expect(try row.string("config").hasPrefix("search_path=pg_catalog, "), "\(function)")
             }
+        }
+    }
+
+    /// The rules written once stay free on the settle's path: in the daemon's own queries the planner replaces each
+    /// call by its expression (it would not for a role that may not execute them).
+    @Test func theTrustRulesAreInlinedIntoTheDaemonsQueries() async throws {
+        try await Fixture.with { f in
+            let worker = try await PostgresConnection.connect(try await f.loginRole(in: "receiptd_worker"))
+            let plan = try await worker.execute(
+                """
+                EXPLAIN VERBOSE
+                SELECT iap.job_store(j.kind), iap.trust_level(t.trusted, 'google', p.initial_apple, p.initial_google)
+                FROM iap.jobs j CROSS JOIN iap.trust_policy p LEFT JOIN iap.user_trust t ON t.user_id = j.submitted_by
+                """
+            ).rows.compactMap { $0.first ?? nil }.joined(separator: "\n")
+            await worker.close()
+            #expect(plan.contains("CASE j.kind WHEN 'google_purchase'::text THEN 'google'::text"), "\(plan)")
+            #expect(plan.contains("COALESCE(t.trusted"), "\(plan)")
+            #expect(!plan.contains("job_store") && !plan.contains("trust_level"), "\(plan)")
         }
     }
 

@@ -164,6 +164,8 @@ END $$;
 -- The game closes an order nobody paid. An active job is left alone: it may be verifying a receipt the client
 -- already sent (Apple answering 503, a retry due), and a payment it finds, like one that arrives later, is
 -- delivered (the money was taken) and the order becomes verified.
+-- A provisional grant of the order is handed back (`provisional_cancelled`, iap.cancel_provisional_grant): the
+-- game's own decision costs the player no trust, and the job's finding, if it pays, is owed as for any close.
 CREATE OR REPLACE FUNCTION iap.close_order(order_id text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
@@ -179,5 +181,6 @@ BEGIN
         RAISE EXCEPTION 'close_order: order % has deliveries; grant them instead', close_order.order_id
             USING ERRCODE = '55000';
     END IF;
+    PERFORM iap.cancel_provisional_grant(close_order.order_id);
     UPDATE iap.orders SET status = 'closed' WHERE order_id = close_order.order_id;
 END $$;

@@ -56,7 +56,8 @@ END $$;
 
 -- Cancels the order's active job and returns how many jobs it cancelled (0 or 1). A running job's
 -- daemon aborts on the notification, and records nothing because the job is no longer running
--- under it. The order's outcome is left as it was.
+-- under it. The order's outcome is left as it was. A provisional grant of the order, which nothing would
+-- confirm or refute any more, is handed back (`provisional_cancelled`, iap.cancel_provisional_grant).
 CREATE OR REPLACE FUNCTION iap.cancel_order(p_order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 DECLARE
@@ -80,6 +81,7 @@ BEGIN
     IF v_active.state = 'running' THEN
         PERFORM pg_notify('iap_job_cancel', v_active.id::text);
     END IF;
+    PERFORM iap.cancel_provisional_grant(cancel_order.p_order_id);
     PERFORM iap.record_operator_action('cancel', cancel_order.p_order_id, 'cancelled job ' || v_active.id,
                                        cancel_order.p_order_id);
     RETURN 1;

@@ -36,8 +36,9 @@ ORDER BY retries DESC, error_class;
 -- an attempt may take under that daemon's settings (iap.daemons.attempt_limit_seconds) is 'overrun':
 -- the daemon is alive but no longer finishing it.
 -- A pending job due more than 5 minutes ago is 'overdue': no daemon is claiming.
--- Besides jobs, other work that is stuck: acknowledgements, consumption answers, the voided poll, a blocked API, and
--- webhook events and the webhook endpoint (`webhook_failing`, job_id NULL).
+-- Besides jobs, other work that is stuck: acknowledgements, consumption answers, the voided poll, a blocked API,
+-- webhook events and the webhook endpoint (`webhook_failing`, job_id NULL), and provisional grants nothing will end
+-- (`provisional_unconfirmed`).
 CREATE OR REPLACE VIEW iap.stuck_jobs AS
 SELECT j.id AS job_id, j.order_id, j.state, k.reason,
        round(extract(epoch FROM now() - CASE k.reason WHEN 'lease_expired' THEN coalesce(j.heartbeat_at, j.started_at, j.created_at)
@@ -101,6 +102,21 @@ SELECT NULL, w.order_id, w.state, 'webhook_failing', round(extract(epoch FROM no
        w.type || ' ' || w.id || ': ' || coalesce(w.last_error, 'HTTP ' || w.last_status, 'not sent yet')
 FROM iap.webhook_events w
 WHERE w.state <> 'delivered' AND (w.state = 'failed' OR w.created_at < now() - interval '1 hour')
+UNION ALL
+-- A provisional grant still unconfirmed while no job of its order is active: nothing will confirm or refute it,
+-- and it stays owed to the game and counted against RECEIPTD_PROVISIONAL_LIMIT (a job cancelled by a build before
+-- issue #32's). Shown with the order's latest job; `receiptd retry` verifies the order again. Read through the
+-- partial index of unconfirmed grants.
+SELECT j.id, g.order_id, j.state, 'provisional_unconfirmed', round(extract(epoch FROM now() - g.created_at))::bigint,
+       coalesce(j.attempts, 0), NULL, NULL, NULL,
+       'provisional grant of ' || g.quantity || ' ' || g.product_id || ' to ' || g.user_id
+           || ' unconfirmed, and no job verifies the order'
+FROM iap.provisional_grants g
+LEFT JOIN LATERAL (
+    SELECT j.id, j.state, j.attempts FROM iap.jobs j WHERE j.order_id = g.order_id ORDER BY j.id DESC LIMIT 1
+) j ON true
+WHERE g.state = 'unconfirmed'
+  AND NOT EXISTS (SELECT 1 FROM iap.jobs a WHERE a.order_id = g.order_id AND a.state IN ('pending', 'running'))
 UNION ALL
 -- The endpoint answered 410 Gone: nothing is sent, and every event waits, until an operator enables it again.
 SELECT NULL, NULL, NULL, 'webhook_failing', round(extract(epoch FROM now() - e.disabled_at))::bigint, 0, NULL, NULL,

@@ -22,13 +22,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
           AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
                OR d.revoked_quantity > d.revocation_handled_quantity)
         UNION ALL
-        -- A provisional grant verification refuted, or one the game took that was exchanged for the real ledger
-        -- rows (iap.provisional_grants): all of it is taken back.
+        -- A provisional grant verification refuted, one whose verification was cancelled or whose order the game
+        -- closed, or one the game took that was exchanged for the real ledger rows (iap.provisional_grants): all
+        -- of it is taken back.
         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.resolved_at,
-               CASE WHEN g.replaced THEN 'provisional_replaced' ELSE 'provisional_refuted' END,
+               CASE WHEN g.replaced THEN 'provisional_replaced' WHEN g.state = 'cancelled' THEN 'provisional_cancelled'
+                    ELSE 'provisional_refuted' END,
                g.granted_at IS NOT NULL, NULL::int, g.quantity
         FROM iap.provisional_grants g
-        WHERE g.user_id = owed_revocations.user_id AND (g.state = 'refuted' OR g.replaced)
+        WHERE g.user_id = owed_revocations.user_id AND (g.state IN ('refuted', 'cancelled') OR g.replaced)
           AND g.revocation_handled_at IS NULL
     ) r
     ORDER BY r.revoked_at NULLS LAST, r.transaction_id
@@ -53,12 +55,12 @@ BEGIN
     WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
       AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
-    -- A refuted or replaced provisional grant is handled under its own id, 'provisional:<order_id>'.
+    -- A refuted, cancelled or replaced provisional grant is handled under its own id, 'provisional:<order_id>'.
     UPDATE iap.provisional_grants SET revocation_handled_at = now()
     WHERE order_id = ANY (ARRAY(SELECT substr(t, char_length('provisional:') + 1)
                                 FROM unnest(mark_revocation_handled.transaction_ids) AS t
                                 WHERE t LIKE 'provisional:%'))
-      AND (state = 'refuted' OR replaced) AND revocation_handled_at IS NULL;
+      AND (state IN ('refuted', 'cancelled') OR replaced) AND revocation_handled_at IS NULL;
     GET DIAGNOSTICS v_provisional = ROW_COUNT;
     RETURN v_marked + v_provisional;
 END $$;
@@ -99,52 +101,50 @@ AFTER UPDATE OF revoked_quantity ON iap.deliveries
 FOR EACH ROW WHEN (NEW.revoked_at IS NULL AND NEW.revoked_quantity > OLD.revoked_quantity)
 EXECUTE FUNCTION iap.notify_revoked();
 
--- A purchase Apple reported itself (ONE_TIME_CHARGE) that an order matches: its signed transaction is enqueued
--- for that order as a client's would be (cancel-and-replace included), so the normal job path verifies and
--- settles it through the same ledger. The daemons' processing calls it; the job says who sent it.
-CREATE OR REPLACE FUNCTION iap.enqueue_notified_charge(order_id text, transaction text) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A purchase a store reported itself that an order matches, `input` of `kind` (a signed transaction, Apple's
+-- ONE_TIME_CHARGE; a purchase token, Google's ONE_TIME_PRODUCT_PURCHASED, looked up): enqueued for that order as a
+-- client's would be (cancel-and-replace included; a token checked as enqueue_google_purchase checks it), so the
+-- normal job path verifies and settles it through the same ledger, and a pending Google purchase waits as pending
+-- does. The job says who sent it (`apple_notification`, `google_notification`). `caller` names the function in
+-- errors. The one body of the two functions below, which the daemons call and which run as their owner.
+CREATE OR REPLACE FUNCTION iap.enqueue_notified(caller text, kind text, order_id text, input text) RETURNS bigint
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry their own names, and the body qualifies them.
 #variable_conflict use_column
 DECLARE
     v_order iap.orders%ROWTYPE;
     v_job   bigint;
 BEGIN
-    SELECT * INTO v_order FROM iap.orders WHERE order_id = enqueue_notified_charge.order_id;
+    SELECT * INTO v_order FROM iap.orders WHERE order_id = enqueue_notified.order_id;
     IF NOT FOUND THEN
-        RAISE EXCEPTION 'enqueue_notified_charge: no order %', enqueue_notified_charge.order_id
-            USING ERRCODE = 'P0002';
+        RAISE EXCEPTION '%: no order %', enqueue_notified.caller, enqueue_notified.order_id USING ERRCODE = 'P0002';
     END IF;
-    v_job := iap.enqueue_job('enqueue_notified_charge', 'transaction', v_order.order_id, v_order.user_id,
-        v_order.product_id, enqueue_notified_charge.transaction, v_order.quantity, NULL, NULL);
-    UPDATE iap.jobs SET submitted_by = 'apple_notification'
-    WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified_charge.transaction;
+    IF enqueue_notified.kind = 'google_purchase' THEN
+        v_job := iap.enqueue_google_purchase(v_order.order_id, v_order.user_id, v_order.product_id,
+            enqueue_notified.input, v_order.quantity, NULL);
+    ELSE
+        v_job := iap.enqueue_job(enqueue_notified.caller, enqueue_notified.kind, v_order.order_id, v_order.user_id,
+            v_order.product_id, enqueue_notified.input, v_order.quantity, NULL, NULL);
+    END IF;
+    UPDATE iap.jobs SET submitted_by = iap.job_store(enqueue_notified.kind) || '_notification'
+    WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified.input;
     RETURN v_job;
 END $$;
 
--- A purchase Google reported itself (ONE_TIME_PRODUCT_PURCHASED, looked up) that an order matches: its token is
--- enqueued for that order as enqueue_google_purchase would (cancel-and-replace included), so the normal Google
--- job verifies, settles and acknowledges it through the same ledger, and a pending one waits as pending does.
--- The daemons' processing calls it; the job says who sent it.
+-- Apple's ONE_TIME_CHARGE an order matches: its signed transaction (iap.enqueue_notified).
+CREATE OR REPLACE FUNCTION iap.enqueue_notified_charge(order_id text, transaction text) RETURNS bigint
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT iap.enqueue_notified('enqueue_notified_charge', 'transaction', enqueue_notified_charge.order_id,
+                                enqueue_notified_charge.transaction)
+$$;
+
+-- Google's ONE_TIME_PRODUCT_PURCHASED an order matches: its purchase token (iap.enqueue_notified).
 CREATE OR REPLACE FUNCTION iap.enqueue_notified_google_purchase(order_id text, purchase_token text) RETURNS bigint
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
--- A bare name is the column: the parameters carry their own names, and the body qualifies them.
-#variable_conflict use_column
-DECLARE
-    v_order iap.orders%ROWTYPE;
-    v_job   bigint;
-BEGIN
-    SELECT * INTO v_order FROM iap.orders WHERE order_id = enqueue_notified_google_purchase.order_id;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'enqueue_notified_google_purchase: no order %', enqueue_notified_google_purchase.order_id
-            USING ERRCODE = 'P0002';
-    END IF;
-    v_job := iap.enqueue_google_purchase(v_order.order_id, v_order.user_id, v_order.product_id,
-        enqueue_notified_google_purchase.purchase_token, v_order.quantity, NULL);
-    UPDATE iap.jobs SET submitted_by = 'google_notification'
-    WHERE id = v_job AND state = 'pending' AND receipt_data = enqueue_notified_google_purchase.purchase_token;
-    RETURN v_job;
-END $$;
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT iap.enqueue_notified('enqueue_notified_google_purchase', 'google_purchase',
+                                enqueue_notified_google_purchase.order_id,
+                                enqueue_notified_google_purchase.purchase_token)
+$$;
 
 -- A Google ledger row's units revoked by quantity-based partial refunds are their sum (iap.google_partial_refunds),
 -- at most its quantity, which revokes the whole row (reason partial_refunds). The one statement of that rule for
@@ -206,9 +206,8 @@ DECLARE
 BEGIN
     PERFORM pg_notify('iap_consent_rescinded', v_news::text);
     IF coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
-        INSERT INTO iap.webhook_events (id, type, payload)
-        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'consent.rescinded',
-                v_news || jsonb_build_object('notification_id', notification_id));
+        INSERT INTO iap.webhook_events (type, payload)
+        VALUES ('consent.rescinded', v_news || jsonb_build_object('notification_id', notification_id));
         PERFORM pg_notify('iap_webhooks', '');
     END IF;
 END $$;

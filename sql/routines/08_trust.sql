@@ -10,7 +10,29 @@
 -- - a provisional grant is confirmed when units are delivered to its order, and refuted when the order ends
 --   unpaid (`invalid`, `unmatched`, `no_in_app`, or `failed` after the last attempt). A grant the game took is
 --   confirmed by the same units (the real rows are then granted too) or exchanged for the real rows (owed, and
---   the grant handed back as `provisional_replaced`) when the payment is not the units granted.
+--   the grant handed back as `provisional_replaced`) when the payment is not the units granted;
+-- - a provisional grant whose verification is cancelled (an operator cancels its order's job) or whose order the
+--   game closes is handed back as `provisional_cancelled` (iap.cancel_provisional_grant), and the player keeps
+--   their trust: neither is the player's doing. After a close the job goes on, and a payment it finds is owed.
+
+-- Two rules every trust function reads, written once. IMMUTABLE SQL without settings, reading no table: the planner
+-- inlines them into each query calling them (no function call on the settle's path), so they run with the caller's
+-- search_path, which starts with pg_catalog. Inlining needs the caller's right to execute them: the daemon's role
+-- has it (10_roles_and_grants.sql), since apply_trust_rules and distrust_foreign_sender run as the daemon.
+
+-- The store a job of `kind` verifies in: Google for a purchase token, Apple for a receipt or a transaction.
+CREATE OR REPLACE FUNCTION iap.job_store(kind text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END
+$$;
+
+-- A player's level in `store`: the recorded one (iap.user_trust.trusted), else the store's initial level
+-- (iap.trust_policy).
+CREATE OR REPLACE FUNCTION iap.trust_level(recorded boolean, store text, initial_apple boolean, initial_google boolean)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT coalesce(recorded, CASE store WHEN 'google' THEN initial_google ELSE initial_apple END)
+$$;
 
 -- The player loses the store's trust now, for `reason` (invalid, foreign_transaction, replay,
 -- provisional_refuted) found in `order_id`: untrusted, and the streak starts again from nothing.
@@ -23,6 +45,35 @@ BEGIN
     VALUES (lose_trust.user_id, lose_trust.store, false, 0, now(), lose_trust.reason, lose_trust.order_id)
     ON CONFLICT (user_id, store) DO UPDATE
     SET trusted = false, streak = 0, changed_at = now(), reason = excluded.reason, order_id = excluded.order_id;
+END $$;
+
+-- Hands back the order's unconfirmed provisional grant, which its verification will no longer end: an operator
+-- cancelled the order's job (iap.cancel_order), or the game closed the order (iap.close_order). The grant is
+-- `cancelled`, handed back like a refuted one (owed_revocations names it `provisional_cancelled`; NOTIFY
+-- iap_revoked; webhook delivery.revoked), no longer counts against the limit, and costs the player no trust. A
+-- grant the game never took leaves the order pending again, as it was before the grant. The caller holds the
+-- order's row lock. True when there was a grant to hand back.
+CREATE OR REPLACE FUNCTION iap.cancel_provisional_grant(order_id text) RETURNS boolean
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+-- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
+#variable_conflict use_column
+DECLARE
+    v_grant iap.provisional_grants%ROWTYPE;
+BEGIN
+    UPDATE iap.provisional_grants SET state = 'cancelled', resolved_at = now()
+    WHERE order_id = cancel_provisional_grant.order_id AND state = 'unconfirmed'
+    RETURNING * INTO v_grant;
+    IF NOT FOUND THEN
+        RETURN false;
+    END IF;
+    IF v_grant.granted_at IS NULL THEN
+        UPDATE iap.orders SET status = 'pending'
+        WHERE order_id = cancel_provisional_grant.order_id AND status = 'verified';
+    END IF;
+    PERFORM pg_notify('iap_revoked', json_build_object(
+        'order_id', v_grant.order_id, 'user_id', v_grant.user_id,
+        'transaction_id', 'provisional:' || v_grant.order_id)::text);
+    RETURN true;
 END $$;
 
 -- What the triggers below apply: the orders whose verification wrote an outcome in one statement, taken
@@ -46,16 +97,15 @@ BEGIN
                    OR n.delivered_quantity <> o.delivered_quantity)
         )
         SELECT e.*, s.store, t.trusted AS recorded, p.restore_after,
-               coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
-                   AS trusted,
+               iap.trust_level(t.trusted, s.store, p.initial_apple, p.initial_google) AS trusted,
                g.store AS grant_store, g.granted_at AS grant_granted_at, g.quantity AS grant_quantity
         FROM ended e
         CROSS JOIN iap.trust_policy p
         -- The store the order is verified in: its newest job's, else its newest ledger row's (an operator's
-        -- assignment to an order without a job). Inline: the daemon's role may run no helper function.
+        -- assignment to an order without a job).
         CROSS JOIN LATERAL (
             SELECT coalesce(
-                (SELECT CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END FROM iap.jobs j
+                (SELECT iap.job_store(j.kind) FROM iap.jobs j
                  WHERE j.order_id = e.order_id ORDER BY j.id DESC LIMIT 1),
                 (SELECT d.store FROM iap.deliveries d WHERE d.order_id = e.order_id
                  ORDER BY d.delivered_at DESC LIMIT 1),
@@ -64,7 +114,7 @@ BEGIN
         LEFT JOIN iap.user_trust t ON t.user_id = e.user_id AND t.store = s.store
         LEFT JOIN iap.provisional_grants g ON g.order_id = e.order_id AND g.state = 'unconfirmed'
         WHERE g.order_id IS NOT NULL OR e.outcome = 'invalid'
-           OR NOT coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+           OR NOT iap.trust_level(t.trusted, s.store, p.initial_apple, p.initial_google)
         ORDER BY e.order_id
     LOOP
         IF r.grant_store IS NOT NULL AND r.paid THEN
@@ -137,8 +187,7 @@ CREATE OR REPLACE FUNCTION iap.distrust_foreign_sender() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 BEGIN
     PERFORM iap.lose_trust(NEW.user_id,
-        coalesce((SELECT CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END
-                  FROM iap.jobs j WHERE j.id = NEW.job_id), 'apple'),
+        coalesce((SELECT iap.job_store(j.kind) FROM iap.jobs j WHERE j.id = NEW.job_id), 'apple'),
         'foreign_transaction', NEW.order_id);
     RETURN NULL;
 END $$;
@@ -169,8 +218,8 @@ RETURNS TABLE (store text, trusted boolean, streak int, changed_at timestamptz, 
                recorded boolean, unconfirmed_grants int)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT s.store,
-           coalesce(t.trusted, CASE s.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END),
-           coalesce(t.streak, 0), t.changed_at, t.reason, t.order_id, t.user_id IS NOT NULL,
+           iap.trust_level(t.trusted, s.store, p.initial_apple, p.initial_google), coalesce(t.streak, 0),
+           t.changed_at, t.reason, t.order_id, t.user_id IS NOT NULL,
            (SELECT count(*)::int FROM iap.provisional_grants g
             WHERE g.user_id = trust_of.user_id AND g.store = s.store AND g.state = 'unconfirmed')
     FROM (VALUES ('apple'), ('google')) AS s (store)
@@ -233,7 +282,7 @@ BEGIN
     FOR v_candidate IN
         SELECT w.* FROM (
             SELECT j.id AS job_id, o.order_id, o.user_id, j.created_at, j.last_error,
-                   CASE j.kind WHEN 'google_purchase' THEN 'google' ELSE 'apple' END AS store,
+                   iap.job_store(j.kind) AS store,
                    CASE j.kind WHEN 'receipt' THEN grant_provisional.receipt_api
                                WHEN 'transaction' THEN 'server_api' ELSE 'google_play' END AS api
             FROM iap.jobs j
@@ -247,7 +296,7 @@ BEGIN
         WHERE (w.api = ANY (v_paused)
                OR (w.created_at <= now() - grant_provisional.failing_for
                    AND split_part(w.last_error, ':', 1) = ANY (grant_provisional.outage_classes)))
-          AND coalesce(t.trusted, CASE w.store WHEN 'google' THEN p.initial_google ELSE p.initial_apple END)
+          AND iap.trust_level(t.trusted, w.store, p.initial_apple, p.initial_google)
           AND NOT EXISTS (SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = w.order_id)
         ORDER BY w.created_at, w.order_id
         LIMIT 200

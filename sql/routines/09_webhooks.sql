@@ -5,7 +5,16 @@
 -- with RECEIPTD_WEBHOOK_URL (iap.webhook_endpoint.configured). Each event wakes the senders (NOTIFY
 -- iap_webhooks, a hint: they poll too).
 -- The trigger functions run as the role making the change (the daemon's, or a function's owner), which may
--- insert events and read the endpoint row, and they call no other function of ours.
+-- insert events, read the endpoint row and lock orders, and they call no other function of ours. An event's id is
+-- its column's default (migration 18).
+--
+-- In order per order: the senders send an order's event only when no earlier one (lower seq) of it is pending, so
+-- seq must follow commit order among an order's events. seq is taken at insert, so each trigger first takes the
+-- order's row lock (FOR NO KEY UPDATE, as a settle's or an operator function's FOR UPDATE, and any UPDATE of the
+-- order, conflict with it; a foreign key's check does not): a second transaction writing an event of the order
+-- waits until the first commits, and takes the later seq. A daemon's wait is bounded by its lock_timeout, as for
+-- any of its statements needing the order; the statement fails and is tried again. Nothing is locked when no
+-- endpoint is configured.
 --
 -- Every read of the one-row iap.webhook_endpoint names its key (`WHERE singleton`): the daemon's sessions run with
 -- enable_seqscan off, and a sequential scan costed as disabled is far above jit_above_cost, so each statement
@@ -15,8 +24,8 @@
 -- - order.verified: units delivered to an order (the ledger rows one statement added), or a provisional grant
 --   (`provisional` true, the one row `provisional:<order_id>`);
 -- - delivery.revoked: a ledger row revoked (refund, revoke, void), more of its units revoked by a partial refund
---   (`revoked_quantity` of `quantity`), or a provisional grant refuted or exchanged (`provisional_refuted`,
---   `provisional_replaced`);
+--   (`revoked_quantity` of `quantity`), or a provisional grant refuted, cancelled or exchanged
+--   (`provisional_refuted`, `provisional_cancelled`, `provisional_replaced`);
 -- - delivery.reinstated: a revocation lifted;
 -- - payment.unclaimed: a payment no order claimed was recorded;
 -- - order.failed: an order ended `invalid` or `failed`.
@@ -35,8 +44,11 @@ BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
-    INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-    SELECT 'msg_' || replace(gen_random_uuid()::text, '-', ''), e.type, e.order_id, e.user_id, e.payload
+    -- The orders' row locks, in order_id order as a settle takes them (a settle holds them already).
+    PERFORM 1 FROM iap.orders o WHERE o.order_id IN (SELECT n.order_id FROM added n)
+    ORDER BY o.order_id FOR NO KEY UPDATE;
+    INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+    SELECT e.type, e.order_id, e.user_id, e.payload
     FROM (
         SELECT 'order.verified' AS type, n.order_id, min(n.user_id) AS user_id,
                jsonb_build_object('order_id', n.order_id, 'user_id', min(n.user_id), 'store', min(n.store),
@@ -87,14 +99,13 @@ BEGIN
     v_data := jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
                                  'transaction_id', NEW.transaction_id, 'product_id', NEW.product_id,
                                  'quantity', NEW.quantity, 'granted', NEW.granted_at IS NOT NULL);
+    PERFORM 1 FROM iap.orders WHERE order_id = NEW.order_id FOR NO KEY UPDATE;
     IF NEW.revoked_at IS NULL AND OLD.revoked_at IS NOT NULL THEN
-        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.reinstated', NEW.order_id,
-                NEW.user_id, v_data);
+        INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+        VALUES ('delivery.reinstated', NEW.order_id, NEW.user_id, v_data);
     ELSE
-        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.revoked', NEW.order_id,
-                NEW.user_id,
+        INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+        VALUES ('delivery.revoked', NEW.order_id, NEW.user_id,
                 v_data || jsonb_build_object(
                     'revoked_quantity', CASE WHEN NEW.revoked_at IS NOT NULL THEN NEW.quantity
                                              ELSE NEW.revoked_quantity END,
@@ -105,15 +116,15 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- order.verified for a new provisional grant; delivery.revoked for one refuted or exchanged (`provisional_refuted`,
--- `provisional_replaced`, as owed_revocations names them). Other changes of a grant (the game granted it,
--- handled its revocation, a confirmation) write nothing.
+-- order.verified for a new provisional grant; delivery.revoked for one refuted, cancelled or exchanged
+-- (`provisional_refuted`, `provisional_cancelled`, `provisional_replaced`, as owed_revocations names them). Other
+-- changes of a grant (the game granted it, handled its revocation, a confirmation) write nothing.
 CREATE OR REPLACE FUNCTION iap.webhook_provisional_grant() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
 DECLARE
     v_row jsonb;
 BEGIN
-    IF TG_OP = 'UPDATE' AND NOT ((NEW.state = 'refuted' AND OLD.state <> 'refuted')
+    IF TG_OP = 'UPDATE' AND NOT ((NEW.state IN ('refuted', 'cancelled') AND OLD.state = 'unconfirmed')
                                  OR (NEW.replaced AND NOT OLD.replaced)) THEN
         RETURN NULL;
     END IF;
@@ -122,19 +133,20 @@ BEGIN
     END IF;
     v_row := jsonb_build_object('transaction_id', 'provisional:' || NEW.order_id, 'product_id', NEW.product_id,
                                 'quantity', NEW.quantity);
+    PERFORM 1 FROM iap.orders WHERE order_id = NEW.order_id FOR NO KEY UPDATE;
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.verified', NEW.order_id, NEW.user_id,
+        INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+        VALUES ('order.verified', NEW.order_id, NEW.user_id,
                 jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store,
                                    'provisional', true, 'deliveries', jsonb_build_array(v_row)));
     ELSE
-        INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-        VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'delivery.revoked', NEW.order_id,
-                NEW.user_id,
+        INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+        VALUES ('delivery.revoked', NEW.order_id, NEW.user_id,
                 jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'store', NEW.store)
                 || v_row
                 || jsonb_build_object('revoked_quantity', NEW.quantity,
                                       'reason', CASE WHEN NEW.replaced THEN 'provisional_replaced'
+                                                     WHEN NEW.state = 'cancelled' THEN 'provisional_cancelled'
                                                      ELSE 'provisional_refuted' END,
                                       'revoked_at', coalesce(NEW.resolved_at, now()),
                                       'revocation_percentage', NULL,
@@ -152,8 +164,11 @@ BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
-    INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-    VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'payment.unclaimed', NEW.order_id, NEW.user_id,
+    IF NEW.order_id IS NOT NULL THEN
+        PERFORM 1 FROM iap.orders WHERE order_id = NEW.order_id FOR NO KEY UPDATE;
+    END IF;
+    INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+    VALUES ('payment.unclaimed', NEW.order_id, NEW.user_id,
             jsonb_build_object('store', NEW.store, 'transaction_id', NEW.transaction_id,
                                'original_transaction_id', NEW.original_transaction_id,
                                'product_id', NEW.product_id, 'quantity', NEW.quantity,
@@ -171,8 +186,9 @@ BEGIN
     IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         RETURN NULL;
     END IF;
-    INSERT INTO iap.webhook_events (id, type, order_id, user_id, payload)
-    VALUES ('msg_' || replace(gen_random_uuid()::text, '-', ''), 'order.failed', NEW.order_id, NEW.user_id,
+    -- The order's row is locked already: its update fired this.
+    INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+    VALUES ('order.failed', NEW.order_id, NEW.user_id,
             jsonb_build_object('order_id', NEW.order_id, 'user_id', NEW.user_id, 'product_id', NEW.product_id,
                                'quantity', NEW.quantity, 'outcome', NEW.outcome,
                                'delivered_quantity', NEW.delivered_quantity));

@@ -21,8 +21,8 @@ BEGIN
 END $$;
 
 -- No function is for PUBLIC: PostgreSQL lets every role execute a new function, and the ones that run as
--- their owner would hand any role the tables. Each role gets its own below; enqueue_job and
--- check_identifier are for the functions that run as their owner only.
+-- their owner would hand any role the tables. Each role gets its own below; enqueue_job, check_identifier,
+-- enqueue_notified and cancel_provisional_grant are for the functions that run as their owner only.
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA iap FROM PUBLIC;
 
 -- Grants are revoked and given again on every migrate, so this block is the whole truth about
@@ -72,8 +72,11 @@ BEGIN
         GRANT SELECT ON iap.trust_policy TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.grant_provisional(interval, int, text, text[]), iap.lose_trust(text, text, text, text),
             iap.set_trust_policy(boolean, boolean, int) TO receiptd_worker;
-        -- Webhooks: the triggers of 09_webhooks.sql run as the daemon and write events; the daemon sends them,
-        -- records each attempt, and writes whether it runs with an endpoint and when the endpoint is gone.
+        -- The two rules those triggers read, which the planner inlines only for a role that may execute them.
+        GRANT EXECUTE ON FUNCTION iap.job_store(text), iap.trust_level(boolean, text, boolean, boolean) TO receiptd_worker;
+        -- Webhooks: the triggers of 09_webhooks.sql run as the daemon, lock the order (UPDATE on iap.orders, above)
+        -- and write events; the daemon sends them, records each attempt, and writes whether it runs with an endpoint
+        -- and when the endpoint is gone.
         GRANT SELECT, INSERT, UPDATE ON iap.webhook_events TO receiptd_worker;
         GRANT SELECT ON iap.webhook_endpoint TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.set_webhook_endpoint(boolean), iap.disable_webhooks(text) TO receiptd_worker;

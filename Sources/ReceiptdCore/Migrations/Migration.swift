@@ -37,6 +37,7 @@ package struct Migration: Sendable {
         Migration(version: 15, name: "console_indexes", bytes: PackageResources._015_console_indexes_sql),
         Migration(version: 16, name: "ledger_store_time", bytes: PackageResources._016_ledger_store_time_sql),
         Migration(version: 17, name: "consent_rescinded", bytes: PackageResources._017_consent_rescinded_sql),
+        Migration(version: 18, name: "sql_rules", bytes: PackageResources._018_sql_rules_sql),
     ]
 
     /// The schema version this binary's daemon needs.

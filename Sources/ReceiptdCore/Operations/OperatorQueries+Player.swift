@@ -56,9 +56,12 @@ extension OperatorQueries {
                         UNION ALL
                         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.resolved_at,
                                \(Self.utc("g.resolved_at")),
-                               CASE WHEN g.replaced THEN 'provisional_replaced' ELSE 'provisional_refuted' END
+                               CASE WHEN g.replaced THEN 'provisional_replaced'
+                                    WHEN g.state = 'cancelled' THEN 'provisional_cancelled'
+                                    ELSE 'provisional_refuted' END
                         FROM iap.provisional_grants g
-                        WHERE g.user_id = $1 AND (g.state = 'refuted' OR g.replaced) AND g.revocation_handled_at IS NULL
+                        WHERE g.user_id = $1 AND (g.state IN ('refuted', 'cancelled') OR g.replaced)
+                          AND g.revocation_handled_at IS NULL
                     ) r
                     ORDER BY time NULLS LAST, transaction_id
                     """,

@@ -105,7 +105,7 @@ package struct OrderDetail: Sendable, Codable, Equatable {
 
     /// The order's `iap.provisional_grants` row: its product granted before verification ended.
     package struct ProvisionalGrant: Sendable, Codable, Equatable {
-        /// `unconfirmed`, `confirmed` or `refuted`.
+        /// `unconfirmed`, `confirmed`, `refuted` or `cancelled`.
         package var state: ProvisionalGrantState
         /// `store_failing` or `breaker_open`.
         package var cause: ProvisionalGrantCause
@@ -119,14 +119,15 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var createdAt: String
         /// When the game marked `provisional:<order_id>` granted; `nil` while it has not.
         package var grantedAt: String?
-        /// When verification confirmed or refuted it.
+        /// When verification confirmed or refuted it, or it was cancelled.
         package var resolvedAt: String?
         /// The order's outcome that refuted it.
         package var refutedBy: String?
         /// Confirmed by a payment of other units than it granted, after the game granted it: exchanged for the real
         /// rows, and handed back (`provisional_replaced`).
         package var replaced = false
-        /// When the game handled the revocation of a refuted or replaced grant (`iap.mark_revocation_handled`).
+        /// When the game handled the revocation of a refuted, cancelled or replaced grant
+        /// (`iap.mark_revocation_handled`).
         package var revocationHandledAt: String?
     }
 

@@ -37,8 +37,9 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         /// `lease_expired` (running, its heartbeat and its daemon's over 60 s old), `overrun` (running far longer
         /// than an attempt may, its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago),
         /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day),
-        /// `api_blocked` (an API asked not to be called for over a minute more) or `consumption_overdue` (a
-        /// consumption answer still unsent 10 hours after Apple asked).
+        /// `api_blocked` (an API asked not to be called for over a minute more), `consumption_overdue` (a
+        /// consumption answer still unsent 10 hours after Apple asked), `webhook_failing`, or
+        /// `provisional_unconfirmed` (a provisional grant unconfirmed while no job of its order is active).
         package var reason: String
         /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
         package var stuckSeconds: Int

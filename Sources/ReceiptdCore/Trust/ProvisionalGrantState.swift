@@ -6,4 +6,7 @@ package enum ProvisionalGrantState: String, Sendable, Equatable, CaseIterable, C
     case confirmed
     /// The order ended unpaid: handed back through `iap.owed_revocations` (`provisional_refuted`).
     case refuted
+    /// Its verification was cancelled (an operator cancelled the order's job) or the game closed the order: handed
+    /// back through `iap.owed_revocations` (`provisional_cancelled`), the player's trust kept.
+    case cancelled
 }
