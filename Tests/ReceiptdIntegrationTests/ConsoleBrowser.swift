@@ -83,9 +83,24 @@ struct ConsoleBrowser: Sendable {
         try await session.waitForElement(css: selector).text()
     }
 
-    /// Clicks `selector`'s element and waits until the browser shows a page at `path`.
+    /// Clicks `selector`'s element and waits until the browser has left the page it was on and shows a page at
+    /// `path`. The page left may be at `path` too (an action on an order's page lands on that page again): only
+    /// its elements going stale tell the new page from the old one.
     func click(_ selector: String, landingAt path: String) async throws {
+        let page = try await session.findElement(css: "html")
         try await session.waitForElement(css: selector).click()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            do {
+                _ = try await page.attribute("lang")
+            } catch let error as WebDriverError where error.isStaleElement {
+                break
+            }
+            guard ContinuousClock.now < deadline else {
+                throw WebDriverError(error: "timeout", message: "still on the page after 10 s", command: "click")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         try await session.waitForURL { $0.path == path }
     }
 

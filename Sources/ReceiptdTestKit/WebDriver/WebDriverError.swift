@@ -18,5 +18,8 @@ package struct WebDriverError: Error, CustomStringConvertible, Sendable {
     /// Whether no element matched the selector.
     package var isNoSuchElement: Bool { error == "no such element" }
 
+    /// Whether the element belonged to a page the browser has left.
+    package var isStaleElement: Bool { error == "stale element reference" }
+
     package var description: String { "WebDriver \(command): \(error): \(message)" }
 }
