@@ -18,8 +18,12 @@ package struct WebDriverError: Error, CustomStringConvertible, Sendable {
     /// Whether no element matched the selector.
     package var isNoSuchElement: Bool { error == "no such element" }
 
-    /// Whether the element belonged to a page the browser has left.
-    package var isStaleElement: Bool { error == "stale element reference" }
+    /// Whether the element belonged to a page the browser has left. While the next page loads, chromedriver may
+    /// say so as an `unknown error` that the node no longer belongs to the document.
+    package var isStaleElement: Bool {
+        error == "stale element reference"
+            || (error == "unknown error" && message.contains("does not belong to the document"))
+    }
 
     package var description: String { "WebDriver \(command): \(error): \(message)" }
 }
