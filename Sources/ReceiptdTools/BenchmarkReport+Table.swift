@@ -3,20 +3,15 @@ import Foundation
 extension BenchmarkReport {
     /// The scenario table and the single numbers, for a terminal or the Benchmark article.
     package var table: String {
+        let rows = BenchmarkRowSummary.rows(scenarios)
+        let repeated = rows.contains { $0.runs > 1 }
         var lines = [
-            "| build | jobs | daemons × concurrency | Apple latency | orders/s | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
+            "| build | jobs | daemons × concurrency | Apple latency | runs | orders/s\(repeated ? " (median; slowest–fastest)" : "") "
+                + "| × baseline: orders/s / CPU | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
                 + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",
-            "|---|---|---|---|---|---|---|---|---|---|---|",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
         ]
-        for scenario in scenarios {
-            lines.append(
-                "| \(scenario.build) | \(scenario.kind.rawValue) | \(scenario.daemons) × \(scenario.concurrencyPerDaemon) | \(scenario.appleLatencyMilliseconds) ms "
-                    + "| \(Self.format(scenario.ordersPerSecond)) | \(Self.format(scenario.enqueuedPerSecond)) | \(scenario.retries) | \(scenario.latency.text) "
-                    + "| \(String(format: "%.2f / %.2f / %.2f", scenario.cpuSecondsPer1000Orders, scenario.postgresCPUSecondsPer1000Orders, scenario.standInCPUSecondsPer1000Orders)) "
-                    + "| \(String(format: "%.0f", scenario.peakRSSMebibytes)) "
-                    + "| \(scenario.correct ? "yes" : "NO") |"
-            )
-        }
+        for row in rows { lines.append(Self.line(row)) }
         lines.append("")
         if let ceiling {
             let ratio = ceilingRatio.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a"
@@ -78,6 +73,32 @@ extension BenchmarkReport {
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// One row of the scenario table.
+    private static func line(_ row: BenchmarkRowSummary) -> String {
+        var throughput = format(row.ordersPerSecond)
+        if row.runs > 1 {
+            throughput +=
+                " (\(format(row.ordersPerSecondRange.lowerBound))–\(format(row.ordersPerSecondRange.upperBound)))"
+        }
+        var ratio = "–"
+        if let throughputRatio = row.throughputRatio {
+            ratio = String(format: "%.2f / %.2f", throughputRatio, row.cpuRatio ?? Double.nan)
+        }
+        let cpu = String(
+            format: "%.2f / %.2f / %.2f",
+            row.cpuSecondsPer1000Orders,
+            row.postgresCPUSecondsPer1000Orders,
+            row.standInCPUSecondsPer1000Orders
+        )
+        let cells: [String] = [
+            row.build, row.kind.rawValue, "\(row.daemons) × \(row.concurrencyPerDaemon)",
+            "\(row.appleLatencyMilliseconds) ms", "\(row.runs)", throughput, ratio, format(row.enqueuedPerSecond),
+            "\(row.retries)", row.latency.text, cpu, String(format: "%.0f", row.peakRSSMebibytes),
+            row.correct ? "yes" : "NO",
+        ]
+        return "| " + cells.joined(separator: " | ") + " |"
     }
 
     static func format(_ value: Double) -> String { String(format: value >= 100 ? "%.0f" : "%.1f", value) }

@@ -25,6 +25,8 @@ extension BenchmarkRun {
         package var baseline: String?
         /// Orders in the console row's database (0 skips the row).
         package var consoleOrders: Int
+        /// Times each scenario runs, the builds alternating; the table gives each figure's median.
+        package var runs: Int
         /// Only the console row: no scenario, no ceiling (a quick check of that row).
         package var consoleOnly: Bool
 
@@ -41,8 +43,10 @@ extension BenchmarkRun {
             scenarioTimeLimit: Double = 900,
             baseline: String? = nil,
             consoleOrders: Int = 1_000_000,
-            consoleOnly: Bool = false
+            consoleOnly: Bool = false,
+            runs: Int = 1
         ) {
+            self.runs = max(1, runs)
             self.consoleOrders = consoleOrders
             self.consoleOnly = consoleOnly
             self.baseline = baseline

@@ -18,11 +18,13 @@ package struct BenchmarkRun: Sendable {
         self.say = say
     }
 
-    /// Google Play purchases against a stand-in Google Play in this process: this build only, acknowledged as they go.
+    /// Google Play purchases against a stand-in Google Play in this process, acknowledged as they go.
     private func googlePlayScenario(
         postgres: TemporaryPostgres,
         standIn: AppStoreStandIn,
-        daemons: Int
+        daemons: Int,
+        build: (name: String, executable: String),
+        run: Int
     ) async throws -> BenchmarkScenario {
         let googlePlay = GooglePlayStandIn(
             logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
@@ -38,9 +40,10 @@ package struct BenchmarkRun: Sendable {
                 standIn: standIn,
                 daemons: daemons,
                 latency: 0,
-                build: (name: "this", executable: executable),
+                build: build,
                 kind: .googlePurchase,
-                storeEnvironment: files.environment
+                storeEnvironment: files.environment,
+                run: run
             ).run(report: &unused, probes: false)
             say(scenario.line)
             try await googlePlay.shutdown()
@@ -120,39 +123,60 @@ package struct BenchmarkRun: Sendable {
                     (configuration.baseline.map { [(name: "baseline", executable: $0)] } ?? [])
                     + [(name: "this", executable: executable)]
                 for daemons in configuration.daemonCounts {
-                    for build in builds {
-                        let probe = latency == 0 && daemons == configuration.daemonCounts.first && build.name == "this"
-                        let scenario = try await BenchmarkScenarioRun(
-                            benchmark: self,
-                            postgres: postgres,
-                            standIn: standIn,
-                            daemons: daemons,
-                            latency: latency,
-                            build: build
-                        ).run(report: &report, probes: probe)
-                        say(scenario.line)
-                        report.scenarios.append(scenario)
+                    // Builds alternate run by run, so a drift of the machine's speed shows in both medians alike.
+                    for run in 1...configuration.runs {
+                        for build in builds {
+                            let probe =
+                                run == 1 && latency == 0 && daemons == configuration.daemonCounts.first
+                                && build.name == "this"
+                            let scenario = try await BenchmarkScenarioRun(
+                                benchmark: self,
+                                postgres: postgres,
+                                standIn: standIn,
+                                daemons: daemons,
+                                latency: latency,
+                                build: build,
+                                run: run
+                            ).run(report: &report, probes: probe)
+                            say(scenario.line)
+                            report.scenarios.append(scenario)
+                        }
                     }
                 }
                 if latency == 0, let daemons = configuration.daemonCounts.first {
-                    // StoreKit 2 jobs need no store call: this build alone, its daemons trusting the stand-in's chain.
+                    // StoreKit 2 jobs need no store call: the daemons trust the stand-in's chain.
                     let files = try StoreKitFiles(standIn: standIn, key: .generate())
                     defer { files.remove() }
-                    let scenario = try await BenchmarkScenarioRun(
-                        benchmark: self,
-                        postgres: postgres,
-                        standIn: standIn,
-                        daemons: daemons,
-                        latency: 0,
-                        build: (name: "this", executable: executable),
-                        kind: .transaction,
-                        storeEnvironment: files.environment
-                    ).run(report: &report, probes: false)
-                    say(scenario.line)
-                    report.scenarios.append(scenario)
-                    report.scenarios.append(
-                        try await googlePlayScenario(postgres: postgres, standIn: standIn, daemons: daemons)
-                    )
+                    for run in 1...configuration.runs {
+                        for build in builds {
+                            let scenario = try await BenchmarkScenarioRun(
+                                benchmark: self,
+                                postgres: postgres,
+                                standIn: standIn,
+                                daemons: daemons,
+                                latency: 0,
+                                build: build,
+                                kind: .transaction,
+                                storeEnvironment: files.environment,
+                                run: run
+                            ).run(report: &report, probes: false)
+                            say(scenario.line)
+                            report.scenarios.append(scenario)
+                        }
+                    }
+                    for run in 1...configuration.runs {
+                        for build in builds {
+                            report.scenarios.append(
+                                try await googlePlayScenario(
+                                    postgres: postgres,
+                                    standIn: standIn,
+                                    daemons: daemons,
+                                    build: build,
+                                    run: run
+                                )
+                            )
+                        }
+                    }
                     say("offline verification of signed transactions, one core")
                     report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
                     say("App Store notifications accepted per second, signed beforehand")

@@ -17,13 +17,16 @@ struct BenchmarkScenarioRun {
     /// point the daemons at the stand-ins' root and key files.
     var kind: JobKind = .receipt
     var storeEnvironment: [String: String] = [:]
+    /// Which repetition of the scenario this is (from 1), so each gets a database of its own.
+    var run = 1
 
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
         let database = try await BenchmarkDatabase.create(
             on: postgres,
-            named: "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)",
+            named:
+                "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)\(run > 1 ? "_run\(run)" : "")",
             migrator: build.name == "this" ? nil : build.executable
         )
         let url = postgres.connectionString(database: database)

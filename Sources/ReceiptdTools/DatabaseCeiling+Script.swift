@@ -17,10 +17,10 @@ extension DatabaseCeiling {
         FROM (SELECT 'pgb-' || :client_id || '-' || :n || '-' || g AS o FROM generate_series(1, \#(ordersPerEnqueue)) g) batch;
         """#
 
-    /// The daemon's side, in the daemon's own SQL text (`PostgresJobQueue.claimSQL`, `.settleReads`,
-    /// `.settleWrite`): one claim, then the two pipelines of a batch settle of verified receipts that each
-    /// pay their order. Each `$n` becomes a pgbench variable, sent as a bind parameter under `-M prepared`; the
-    /// claim builds the `jsonb` row sets that the daemon builds in Swift.
+    /// The daemon's side, in the daemon's own SQL text (`PostgresJobQueue.claimPlanSetting`, `.claimSQL`,
+    /// `.settleReads`, `.settleWrite`): one claim in a transaction of its own, then the two pipelines of a batch
+    /// settle of verified receipts that each pay their order. Each `$n` becomes a pgbench variable, sent as a bind
+    /// parameter under `-M prepared`; the claim builds the `jsonb` row sets that the daemon builds in Swift.
     static var jobScript: String {
         let claim = substitute(
             PostgresJobQueue.claimSQL,
@@ -54,12 +54,15 @@ extension DatabaseCeiling {
         ]
         let picks = rowSets.map { "coalesce(\($1), '[]')::text AS \($0)" }.joined(separator: ",\n       ")
         return """
+            BEGIN;
+            \(PostgresJobQueue.claimPlanSetting);
             WITH claimed AS (
             \(claim)
             )
             SELECT \(picks)
             FROM claimed
             \\gset
+            COMMIT;
             \\startpipeline
             BEGIN;
             \(substitute(PostgresJobQueue.settleReads.orders, [":users", ":orders"]));

@@ -18,14 +18,15 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Another receiptd executable (an earlier build) to run every scenario beside this one.") var baseline:
         String?
     @Option(help: "Orders in the console row's database (0 skips the row).") var consoleOrders = 1_000_000
+    @Option(help: "Runs of each scenario, the builds alternating; the table gives medians and the spread.") var runs = 1
     @Flag(help: "Measure the console row only (with --console-orders).") var consoleOnly = false
 
     func validate() throws {
-        guard orders >= 10, ceilingSeconds >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
+        guard orders >= 10, ceilingSeconds >= 1, runs >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
             numbers(daemons) != nil, numbers(appleLatencies) != nil
         else {
             throw ValidationError(
-                "need --orders ≥ 10, --ceiling-seconds ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), and comma-separated whole numbers"
+                "need --orders ≥ 10, --ceiling-seconds ≥ 1, --runs ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), and comma-separated whole numbers"
             )
         }
         if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
@@ -44,7 +45,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 ceilingSeconds: ceilingSeconds,
                 baseline: baseline,
                 consoleOrders: consoleOrders,
-                consoleOnly: consoleOnly
+                consoleOnly: consoleOnly,
+                runs: runs
             ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.
             executable: executable,

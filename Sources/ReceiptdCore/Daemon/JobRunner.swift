@@ -25,16 +25,7 @@ struct JobRunner: Sendable {
         let startedAt = Date()
         let clock = ContinuousClock.now
         guard let verifier = verifiers[job.kind] else { preconditionFailure("no verifier for \(job.kind) jobs") }
-        let answer: VerificationAttempt? = await withTaskGroup(of: VerificationAttempt?.self) { group in
-            group.addTask { await verifier.attempt(job) }
-            group.addTask {
-                await abort.wait()
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
-        }
+        let answer = await abort.run { await verifier.attempt(job) }
         let elapsed = ContinuousClock.now - clock
         guard let answer else {
             logger.info(

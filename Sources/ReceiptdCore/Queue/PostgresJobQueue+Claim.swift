@@ -9,7 +9,18 @@ extension PostgresJobQueue {
     package func claim(limit: Int, filter: ClaimFilter = ClaimFilter()) async throws -> [ClaimedJob] {
         guard !filter.kinds.isEmpty else { return [] }
         let (kinds, transactions) = filter.parameters
-        let result = try await pool.execute(Self.claimSQL, [limit, owner, kinds, transactions])
+        let result = try await pool.withSession { [owner] session in
+            do {
+                return try session.pipeline([
+                    SQLStatement("BEGIN"), SQLStatement(Self.claimPlanSetting),
+                    SQLStatement(Self.claimSQL, [limit, owner, kinds, transactions]), SQLStatement("COMMIT"),
+                ])[2]
+            } catch {
+                // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
         return try result.namedRows.map { row in
             ClaimedJob(
                 id: Int64(try row.int("id")),
@@ -23,6 +34,12 @@ extension PostgresJobQueue {
             )
         }
     }
+
+    /// Sent before the claim in its transaction, so that the claim walks `jobs_pending_due` in its order and stops
+    /// after `$1` rows. Statistics taken while the queue was nearly empty (nearly always) make pending jobs look
+    /// rare, and the planner then read every active job through `jobs_one_active_per_order` and sorted them: under a
+    /// backlog of tens of thousands, each claim read the whole backlog.
+    package static let claimPlanSetting = "SET LOCAL enable_sort = off"
 
     /// The claim: `$1` is the batch size, `$2` this daemon's identity, `$3` the kinds it may take (`text[]`),
     /// `$4` which transaction jobs (`all`, `signed`: not bare decimal ids, `ids`: only those; see `ClaimFilter`).

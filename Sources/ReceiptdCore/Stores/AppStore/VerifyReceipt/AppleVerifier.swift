@@ -44,65 +44,68 @@ package struct AppleVerifier: Sendable {
     /// The longest `verify` can take: two calls, each cut off by its whole-call bound.
     package var longestVerification: Duration { (configuration.requestTimeout + Self.wholeCallGrace) * 2 }
 
-    /// How long after the client's own deadline the whole-call bound fires. The client keeps retrying a
-    /// connection that fails (refused, or a certificate it does not trust) until its deadline and then
-    /// reports why; firing at the same instant would race that and often report a bare timeout instead.
+    /// Slack added to each call's bound in `longestVerification`, for the client to report why a call that ran into
+    /// its deadline failed (a refused connection it kept retrying, say) before the lease math gives up on it.
     static let wholeCallGrace: Duration = .milliseconds(500)
 
-    /// One call, bounded as a whole (head and body) by the request timeout: a body that drips in slowly
-    /// would otherwise hold the request open far past it.
+    /// One call, bounded as a whole (head and body) by the request timeout: a body that drips in slowly would
+    /// otherwise hold the request open far past it. The client's own deadline covers the whole exchange when the
+    /// body is gathered by its accumulator, so no timer of ours runs per call.
     private func call(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
-        let timeout = configuration.requestTimeout
-        return await withTaskGroup(of: AppleCallResult?.self) { group in
-            group.addTask { await self.exchange(environment, receiptData: receiptData) }
-            group.addTask {
-                try? await Task.sleep(for: timeout + Self.wholeCallGrace)
-                return Task.isCancelled
-                    ? nil : .transport("\(environment.rawValue) endpoint: no complete answer within \(timeout)")
-            }
-            var result: AppleCallResult = .transport("\(environment.rawValue) endpoint: request cancelled")
-            for await finished in group {
-                if let finished {
-                    result = finished
-                    break
-                }
-            }
-            group.cancelAll()
-            return result
-        }
-    }
-
-    private func exchange(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
         let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
-        var request = HTTPClientRequest(url: url)
-        request.method = .POST
-        request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(string: requestBody(receiptData: receiptData)))
+        let request: HTTPClient.Request
         do {
-            let response = try await client.execute(request, timeout: .init(configuration.requestTimeout))
-            guard response.status == .ok else {
-                let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.delay(from: $0) }
-                return .httpStatus(Int(response.status.code), retryAfter: retryAfter)
-            }
-            let body = try await response.body.collect(upTo: configuration.maximumBodyBytes)
-            do {
-                return .answered(try AppleResponseParser.parse(Array(buffer: body)), environment: environment)
-            } catch {
-                return .garbled(error.description)
-            }
-        } catch is NIOTooManyBytesError {
-            return .transport("answer larger than \(configuration.maximumBodyBytes) bytes")
+            request = try HTTPClient.Request(
+                url: url,
+                method: .POST,
+                headers: ["Content-Type": "application/json"],
+                body: .byteBuffer(requestBody(receiptData: receiptData))
+            )
         } catch {
             return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")
         }
+        let accumulator = ResponseAccumulator(request: request, maxBodySize: configuration.maximumBodyBytes)
+        let task = client.execute(
+            request: request,
+            delegate: accumulator,
+            deadline: .now() + .init(configuration.requestTimeout)
+        )
+        let response: HTTPClient.Response
+        do {
+            response = try await withTaskCancellationHandler {
+                try await task.futureResult.get()
+            } onCancel: {
+                task.cancel()
+            }
+        } catch let error as HTTPClientError where error == .deadlineExceeded {
+            return .transport(
+                "\(environment.rawValue) endpoint: no complete answer within \(configuration.requestTimeout)"
+            )
+        } catch is ResponseAccumulator.ResponseTooBigError {
+            return .transport("answer larger than \(configuration.maximumBodyBytes) bytes")
+        } catch let error as HTTPClientError where error == .cancelled {
+            return .transport("\(environment.rawValue) endpoint: request cancelled")
+        } catch {
+            return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")
+        }
+        guard response.status == .ok else {
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { RetryAfter.delay(from: $0) }
+            return .httpStatus(Int(response.status.code), retryAfter: retryAfter)
+        }
+        do {
+            let body = response.body ?? ByteBuffer()
+            return .answered(try AppleResponseParser.parse(Array(buffer: body)), environment: environment)
+        } catch {
+            return .garbled(error.description)
+        }
     }
 
-    private func requestBody(receiptData: String) -> String {
+    private func requestBody(receiptData: String) -> ByteBuffer {
         var fields: [(String, JSONText.Value)] = [
             ("receipt-data", .string(receiptData)), ("exclude-old-transactions", .bool(false)),
         ]
         if let secret = configuration.sharedSecret { fields.append(("password", .string(secret))) }
-        return JSONText.object(fields)
+        return ByteBuffer(string: JSONText.object(fields))
     }
 
     /// A short description of a transport error: its type and reason, never the request.

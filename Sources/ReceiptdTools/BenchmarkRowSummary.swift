@@ -1,0 +1,107 @@
+import ReceiptdCore
+
+/// The repeated runs of one scenario (one build, one kind of job, one daemon count and latency) as one table row:
+/// the median of each figure, the spread of the throughput, and the ratio to the baseline build's row.
+package struct BenchmarkRowSummary: Sendable {
+    /// Which receiptd ran: `this` or `baseline`.
+    package var build: String
+    /// What the orders carried.
+    package var kind: JobKind
+    /// Daemon processes.
+    package var daemons: Int
+    /// `RECEIPTD_CONCURRENCY` of each daemon.
+    package var concurrencyPerDaemon: Int
+    /// The stand-in's latency, in milliseconds.
+    package var appleLatencyMilliseconds: Int
+    /// Runs summed up.
+    package var runs: Int
+    /// Median orders per second.
+    package var ordersPerSecond: Double
+    /// Slowest and fastest run's orders per second.
+    package var ordersPerSecondRange: ClosedRange<Double>
+    /// Median enqueue rate.
+    package var enqueuedPerSecond: Double
+    /// Retries over all runs.
+    package var retries: Int
+    /// The latency summary of the median run (by orders per second).
+    package var latency: LatencySummary
+    /// Median CPU seconds per 1,000 orders: daemons, PostgreSQL, and the benchmark process.
+    package var cpuSecondsPer1000Orders: Double
+    /// See `cpuSecondsPer1000Orders`.
+    package var postgresCPUSecondsPer1000Orders: Double
+    /// See `cpuSecondsPer1000Orders`.
+    package var standInCPUSecondsPer1000Orders: Double
+    /// Largest peak RSS of a daemon over the runs, in MiB.
+    package var peakRSSMebibytes: Double
+    /// Whether every run's outcomes matched.
+    package var correct: Bool
+    /// This row's median orders/s over the baseline build's for the same scenario; nil without one.
+    package var throughputRatio: Double?
+    /// This row's median daemon + PostgreSQL CPU per 1,000 orders over the baseline's; nil without one.
+    package var cpuRatio: Double?
+
+    /// Daemon and PostgreSQL CPU per 1,000 orders together: what the budget rule holds.
+    package var serverCPUSecondsPer1000Orders: Double { cpuSecondsPer1000Orders + postgresCPUSecondsPer1000Orders }
+
+    /// One row per scenario and build, in the order the scenarios first ran, each with its ratio to the
+    /// baseline's row for the same kind, daemon count and latency.
+    package static func rows(_ scenarios: [BenchmarkScenario]) -> [BenchmarkRowSummary] {
+        var order: [String] = []
+        var groups: [String: [BenchmarkScenario]] = [:]
+        for scenario in scenarios {
+            let key = Self.key(scenario.build, scenario.kind, scenario.daemons, scenario.appleLatencyMilliseconds)
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(scenario)
+        }
+        var rows = order.compactMap { groups[$0].map(Self.init(runs:)) }
+        for index in rows.indices {
+            let row = rows[index]
+            guard
+                let baseline = rows.first(where: {
+                    $0.build == "baseline" && $0.kind == row.kind && $0.daemons == row.daemons
+                        && $0.appleLatencyMilliseconds == row.appleLatencyMilliseconds
+                })
+            else { continue }
+            if baseline.ordersPerSecond > 0 {
+                rows[index].throughputRatio = row.ordersPerSecond / baseline.ordersPerSecond
+            }
+            if baseline.serverCPUSecondsPer1000Orders > 0 {
+                rows[index].cpuRatio = row.serverCPUSecondsPer1000Orders / baseline.serverCPUSecondsPer1000Orders
+            }
+        }
+        return rows
+    }
+
+    /// Sums up the runs of one scenario (not empty).
+    init(runs: [BenchmarkScenario]) {
+        let byThroughput = runs.sorted { $0.ordersPerSecond < $1.ordersPerSecond }
+        let first = byThroughput[0]
+        build = first.build
+        kind = first.kind
+        daemons = first.daemons
+        concurrencyPerDaemon = first.concurrencyPerDaemon
+        appleLatencyMilliseconds = first.appleLatencyMilliseconds
+        self.runs = runs.count
+        ordersPerSecond = Self.median(runs.map(\.ordersPerSecond))
+        ordersPerSecondRange = first.ordersPerSecond...byThroughput[byThroughput.count - 1].ordersPerSecond
+        enqueuedPerSecond = Self.median(runs.map(\.enqueuedPerSecond))
+        retries = runs.reduce(0) { $0 + $1.retries }
+        latency = byThroughput[(byThroughput.count - 1) / 2].latency
+        cpuSecondsPer1000Orders = Self.median(runs.map(\.cpuSecondsPer1000Orders))
+        postgresCPUSecondsPer1000Orders = Self.median(runs.map(\.postgresCPUSecondsPer1000Orders))
+        standInCPUSecondsPer1000Orders = Self.median(runs.map(\.standInCPUSecondsPer1000Orders))
+        peakRSSMebibytes = runs.map(\.peakRSSMebibytes).max() ?? 0
+        correct = runs.allSatisfy(\.correct)
+    }
+
+    /// The median of `values` (not empty); the mean of the middle two for an even count.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    private static func key(_ build: String, _ kind: JobKind, _ daemons: Int, _ latency: Int) -> String {
+        "\(build)|\(kind.rawValue)|\(daemons)|\(latency)"
+    }
+}
