@@ -38,6 +38,7 @@ package struct Migration: Sendable {
         Migration(version: 16, name: "ledger_store_time", bytes: PackageResources._016_ledger_store_time_sql),
         Migration(version: 17, name: "consent_rescinded", bytes: PackageResources._017_consent_rescinded_sql),
         Migration(version: 18, name: "sql_rules", bytes: PackageResources._018_sql_rules_sql),
+        Migration(version: 19, name: "lean_enqueue", bytes: PackageResources._019_lean_enqueue_sql),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -8,7 +8,7 @@ final class SettleBatcher: Sendable {
 
     private struct Waiting {
         var answer: VerifiedAnswer
-        var continuation: CheckedContinuation<Settled, any Error>
+        var continuation: UnsafeContinuation<Settled, any Error>
     }
 
     private struct State {
@@ -36,7 +36,8 @@ final class SettleBatcher: Sendable {
     /// Settles `answer` with whatever else is waiting; returns its own result. A failure of the batch (a lost
     /// connection) is every member's failure, and each retries on its own; `settle` may also fail members alone.
     func settle(_ answer: VerifiedAnswer) async throws -> Settled {
-        try await withCheckedThrowingContinuation { continuation in
+        // Unchecked: `drain` resumes each waiting answer exactly once, and the checked kind costs an allocation a job.
+        try await withUnsafeThrowingContinuation { continuation in
             let startsSettling = state.withLock { state in
                 state.queue.append(Waiting(answer: answer, continuation: continuation))
                 guard state.settling < maximumConcurrent else { return false }

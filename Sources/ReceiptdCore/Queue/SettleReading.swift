@@ -18,7 +18,10 @@ struct SettleReading {
         }
         let (orderRows, jobRows, deliveredRows, ownerRows) = (results[1], results[2], results[3], results[4])
         orders = try orderRows.namedRows.map { row in (try row.string("user_id"), try OrderSnapshot(row)) }
-        runningJobs = Set(try jobRows.namedRows.map { Int64(try $0.int("id")) })
+        runningJobs = Set(
+            try jobRows.namedRows.filter { try $0.string("state") == JobState.running.rawValue }
+                .map { Int64(try $0.int("id")) }
+        )
         delivered = Dictionary(
             try deliveredRows.namedRows.map { (try $0.string("transaction_id"), try $0.string("order_id")) },
             uniquingKeysWith: { first, _ in first }

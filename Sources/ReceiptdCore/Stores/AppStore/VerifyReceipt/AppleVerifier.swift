@@ -26,10 +26,21 @@ package struct AppleVerifier: Sendable {
     /// The HTTP client the App Store Server API shares.
     let client: HTTPClient
 
+    /// Each endpoint's request without its body, its URL parsed once; nil when the URL is bad (each call then
+    /// reports why).
+    private let templates: (production: HTTPClient.Request?, sandbox: HTTPClient.Request?)
+
     /// Creates a verifier that sends its requests through `client`.
     package init(configuration: Configuration, client: HTTPClient) {
         self.configuration = configuration
         self.client = client
+        templates = (
+            try? Self.request(to: configuration.productionURL), try? Self.request(to: configuration.sandboxURL)
+        )
+    }
+
+    private static func request(to url: String) throws -> HTTPClient.Request {
+        try HTTPClient.Request(url: url, method: .POST, headers: ["Content-Type": "application/json"])
     }
 
     /// Verifies one receipt. Cancelling the calling task aborts the request in flight.
@@ -52,18 +63,18 @@ package struct AppleVerifier: Sendable {
     /// otherwise hold the request open far past it. The client's own deadline covers the whole exchange when the
     /// body is gathered by its accumulator, so no timer of ours runs per call.
     private func call(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
-        let url = environment == .production ? configuration.productionURL : configuration.sandboxURL
-        let request: HTTPClient.Request
+        var request: HTTPClient.Request
         do {
-            request = try HTTPClient.Request(
-                url: url,
-                method: .POST,
-                headers: ["Content-Type": "application/json"],
-                body: .byteBuffer(requestBody(receiptData: receiptData))
-            )
+            let template = environment == .production ? templates.production : templates.sandbox
+            request =
+                try template
+                ?? Self.request(
+                    to: environment == .production ? configuration.productionURL : configuration.sandboxURL
+                )
         } catch {
             return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")
         }
+        request.body = .byteBuffer(requestBody(receiptData: receiptData))
         let accumulator = ResponseAccumulator(request: request, maxBodySize: configuration.maximumBodyBytes)
         let task = client.execute(
             request: request,
