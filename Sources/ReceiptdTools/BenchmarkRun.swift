@@ -18,14 +18,47 @@ package struct BenchmarkRun: Sendable {
         self.say = say
     }
 
-    /// Google Play purchases against a stand-in Google Play in this process, acknowledged as they go.
-    private func googlePlayScenario(
+    /// Runs one kind of job with `daemons` daemons at `latency` `configuration.runs` times, the builds alternating
+    /// run by run, so that a drift of the machine's speed shows in both medians alike. With `probes`, this build's
+    /// first run also measures the idle and replace latencies.
+    private func runAlternating(
+        _ kind: JobKind,
+        builds: [(name: String, executable: String)],
         postgres: TemporaryPostgres,
         standIn: AppStoreStandIn,
         daemons: Int,
-        build: (name: String, executable: String),
-        run: Int
-    ) async throws -> BenchmarkScenario {
+        latency: Int,
+        storeEnvironment: [String: String] = [:],
+        probes: Bool = false,
+        report: inout BenchmarkReport
+    ) async throws {
+        for run in 1...configuration.runs {
+            for build in builds {
+                let scenario = try await BenchmarkScenarioRun(
+                    benchmark: self,
+                    postgres: postgres,
+                    standIn: standIn,
+                    daemons: daemons,
+                    latency: latency,
+                    build: build,
+                    kind: kind,
+                    storeEnvironment: storeEnvironment,
+                    run: run
+                ).run(report: &report, probes: probes && run == 1 && build.name == "this")
+                say(scenario.line)
+                report.scenarios.append(scenario)
+            }
+        }
+    }
+
+    /// Google Play purchases against a stand-in Google Play in this process, acknowledged as they go.
+    private func googlePlayScenarios(
+        builds: [(name: String, executable: String)],
+        postgres: TemporaryPostgres,
+        standIn: AppStoreStandIn,
+        daemons: Int,
+        report: inout BenchmarkReport
+    ) async throws {
         let googlePlay = GooglePlayStandIn(
             logger: Logger(label: "fake-googleplay", factory: { _ in SwiftLogNoOpLogHandler() })
         )
@@ -33,21 +66,17 @@ package struct BenchmarkRun: Sendable {
         let files = try GooglePlayFiles(standIn: googlePlay)
         defer { files.remove() }
         do {
-            var unused = BenchmarkReport(command: "", orders: 0)
-            let scenario = try await BenchmarkScenarioRun(
-                benchmark: self,
+            try await runAlternating(
+                .googlePurchase,
+                builds: builds,
                 postgres: postgres,
                 standIn: standIn,
                 daemons: daemons,
                 latency: 0,
-                build: build,
-                kind: .googlePurchase,
                 storeEnvironment: files.environment,
-                run: run
-            ).run(report: &unused, probes: false)
-            say(scenario.line)
+                report: &report
+            )
             try await googlePlay.shutdown()
-            return scenario
         } catch {
             try? await googlePlay.shutdown()
             throw error
@@ -123,60 +152,38 @@ package struct BenchmarkRun: Sendable {
                     (configuration.baseline.map { [(name: "baseline", executable: $0)] } ?? [])
                     + [(name: "this", executable: executable)]
                 for daemons in configuration.daemonCounts {
-                    // Builds alternate run by run, so a drift of the machine's speed shows in both medians alike.
-                    for run in 1...configuration.runs {
-                        for build in builds {
-                            let probe =
-                                run == 1 && latency == 0 && daemons == configuration.daemonCounts.first
-                                && build.name == "this"
-                            let scenario = try await BenchmarkScenarioRun(
-                                benchmark: self,
-                                postgres: postgres,
-                                standIn: standIn,
-                                daemons: daemons,
-                                latency: latency,
-                                build: build,
-                                run: run
-                            ).run(report: &report, probes: probe)
-                            say(scenario.line)
-                            report.scenarios.append(scenario)
-                        }
-                    }
+                    try await runAlternating(
+                        .receipt,
+                        builds: builds,
+                        postgres: postgres,
+                        standIn: standIn,
+                        daemons: daemons,
+                        latency: latency,
+                        probes: latency == 0 && daemons == configuration.daemonCounts.first,
+                        report: &report
+                    )
                 }
                 if latency == 0, let daemons = configuration.daemonCounts.first {
                     // StoreKit 2 jobs need no store call: the daemons trust the stand-in's chain.
                     let files = try StoreKitFiles(standIn: standIn, key: .generate())
                     defer { files.remove() }
-                    for run in 1...configuration.runs {
-                        for build in builds {
-                            let scenario = try await BenchmarkScenarioRun(
-                                benchmark: self,
-                                postgres: postgres,
-                                standIn: standIn,
-                                daemons: daemons,
-                                latency: 0,
-                                build: build,
-                                kind: .transaction,
-                                storeEnvironment: files.environment,
-                                run: run
-                            ).run(report: &report, probes: false)
-                            say(scenario.line)
-                            report.scenarios.append(scenario)
-                        }
-                    }
-                    for run in 1...configuration.runs {
-                        for build in builds {
-                            report.scenarios.append(
-                                try await googlePlayScenario(
-                                    postgres: postgres,
-                                    standIn: standIn,
-                                    daemons: daemons,
-                                    build: build,
-                                    run: run
-                                )
-                            )
-                        }
-                    }
+                    try await runAlternating(
+                        .transaction,
+                        builds: builds,
+                        postgres: postgres,
+                        standIn: standIn,
+                        daemons: daemons,
+                        latency: 0,
+                        storeEnvironment: files.environment,
+                        report: &report
+                    )
+                    try await googlePlayScenarios(
+                        builds: builds,
+                        postgres: postgres,
+                        standIn: standIn,
+                        daemons: daemons,
+                        report: &report
+                    )
                     say("offline verification of signed transactions, one core")
                     report.signedTransactions = try await SignedTransactionThroughput.measure(chain: standIn.testChain)
                     say("App Store notifications accepted per second, signed beforehand")

@@ -5,10 +5,7 @@ extension MigrationTests {
     @Test func aDatabaseAtMigrationTenUpgradesToGoogleNotificationsWithItsData() async throws {
         // A database as the receiptd of migration 10 left it: revocations handled and not, an unclaimed payment
         // Apple reported, and a store notification.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 10)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 10)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """

@@ -6,10 +6,7 @@ extension MigrationTests {
     /// finished) upgrades to migration 19: the rows are kept, jobs.order_id has no foreign key any more, the state
     /// and kind checks still refuse what they refused, under their names, and the game's enqueue works on.
     @Test func aDatabaseAtMigrationEighteenUpgradesKeepingItsJobsAndTheirChecks() async throws {
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 18)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 18)
         try await Fixture.with(database: database) { f in
             // The tables as the enqueue functions of migration 18 filled them (a database holds no routines
             // until the latest migration has run).

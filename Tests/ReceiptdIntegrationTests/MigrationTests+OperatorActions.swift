@@ -5,10 +5,7 @@ extension MigrationTests {
     @Test func aDatabaseAtMigrationThirteenUpgradesToAnEmptyAuditTrailAndItsActionsAreRecorded() async throws {
         // A database as the receiptd of migration 13 left it (its tables only: the routines come with the latest): a
         // full order with its delivery, a failed order, a trust level an operator set, and a webhook event.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 13)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 13)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """

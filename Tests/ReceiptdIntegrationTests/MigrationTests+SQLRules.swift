@@ -6,10 +6,7 @@ extension MigrationTests {
     /// provisional grant whose job still runs) upgrades to migration 18: both kept, a new event takes its id from the
     /// column's default in the same shape, and the grant can be handed back (`provisional_cancelled`).
     @Test func aDatabaseAtMigrationFifteenUpgradesWithItsEventsAndGrants() async throws {
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 15)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 15)
         let oldID = "msg_0123456789abcdef0123456789abcdef"
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(

@@ -7,10 +7,7 @@ extension MigrationTests {
     @Test func aDatabaseAtMigrationFifteenUpgradesWithEachRowDatedByTheNewsItHad() async throws {
         // A database as the receiptd of migration 15 left it: an Apple row refunded and reinstated, one no news
         // touched, a Google row the voided poll revoked, and one partly refunded by the poll and by a push.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 15)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 15)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """

@@ -5,10 +5,7 @@ extension MigrationTests {
     @Test func aDatabaseAtMigrationElevenUpgradesToTrustLevelsWithItsData() async throws {
         // A database as the receiptd of migration 11 left it: a granted and an owed delivery, an App Store order
         // whose job has been failing for an hour, and a Google order waiting.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 11)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 11)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """

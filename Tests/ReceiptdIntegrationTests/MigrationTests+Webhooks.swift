@@ -5,10 +5,7 @@ extension MigrationTests {
     @Test func aDatabaseAtMigrationTwelveUpgradesToWebhooksAndItsLaterChangesWriteEvents() async throws {
         // A database as the receiptd of migration 12 left it: an owed and a granted delivery, a trusted player's
         // order granted provisionally while its job fails, and a payment nobody ordered.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 12)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 12)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """

@@ -7,6 +7,16 @@ import Testing
 /// Versioned migrations: an old database upgrades with its data, `migrate` is idempotent, `--status` tells,
 /// an edited migration is refused, and a daemon never runs on a schema older than it needs.
 @Suite struct MigrationTests {
+    /// A fresh database with the migrations up to `version` applied and no routines, as a receiptd of that version
+    /// left its schema: an upgrade test fills it and migrates it.
+    static func database(migratedTo version: Int) async throws -> TestDatabase {
+        let database = try await TestEnvironment.shared.emptyDatabase()
+        let connection = try await database.connect()
+        try await Migrator.migrate(connection, upTo: version)
+        await connection.close()
+        return database
+    }
+
     private static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -106,10 +116,7 @@ import Testing
 
     @Test func anUnclaimedPaymentRecordedBeforeTheOriginalIdColumnIsStillAssigned() async throws {
         // A database at migration 6 (Google Play), before unclaimed payments kept their original transaction id.
-        let database = try await TestEnvironment.shared.emptyDatabase()
-        let connection = try await database.connect()
-        try await Migrator.migrate(connection, upTo: 6)
-        await connection.close()
+        let database = try await Self.database(migratedTo: 6)
         try await Fixture.with(database: database) { f in
             try await f.connection.execute(
                 """
