@@ -67,7 +67,11 @@ enum JSONText {
     static func appendQuoted(_ string: String, to text: inout String) {
         text += "\""
         // Receipts are base64: nearly always nothing to escape, and one scan of the bytes says so.
-        if !string.utf8.contains(where: needsEscape) {
+        // Scanned as a buffer where the string has one (native strings do): a tight loop, not one call a byte.
+        let clean =
+            string.utf8.withContiguousStorageIfAvailable { !$0.contains(where: needsEscape) }
+            ?? !string.utf8.contains(where: needsEscape)
+        if clean {
             text += string
         } else {
             var bytes: [UInt8] = []
