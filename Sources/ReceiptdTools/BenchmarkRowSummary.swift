@@ -46,22 +46,21 @@ package struct BenchmarkRowSummary: Sendable {
     /// One row per scenario and build, in the order the scenarios first ran, each with its ratio to the
     /// baseline's row for the same kind, daemon count and latency.
     package static func rows(_ scenarios: [BenchmarkScenario]) -> [BenchmarkRowSummary] {
-        var order: [String] = []
-        var groups: [String: [BenchmarkScenario]] = [:]
+        var order: [RowKey] = []
+        var groups: [RowKey: [BenchmarkScenario]] = [:]
         for scenario in scenarios {
-            let key = Self.key(scenario.build, scenario.kind, scenario.daemons, scenario.appleLatencyMilliseconds)
+            let key = RowKey(build: scenario.build, scenario: ScenarioKey(scenario))
             if groups[key] == nil { order.append(key) }
             groups[key, default: []].append(scenario)
         }
         var rows = order.compactMap { groups[$0].map(Self.init(runs:)) }
+        let baselines = Dictionary(
+            rows.filter { $0.build == "baseline" }.map { (ScenarioKey($0), $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
         for index in rows.indices {
+            guard let baseline = baselines[ScenarioKey(rows[index])] else { continue }
             let row = rows[index]
-            guard
-                let baseline = rows.first(where: {
-                    $0.build == "baseline" && $0.kind == row.kind && $0.daemons == row.daemons
-                        && $0.appleLatencyMilliseconds == row.appleLatencyMilliseconds
-                })
-            else { continue }
             if baseline.ordersPerSecond > 0 {
                 rows[index].throughputRatio = row.ordersPerSecond / baseline.ordersPerSecond
             }
@@ -70,6 +69,27 @@ package struct BenchmarkRowSummary: Sendable {
             }
         }
         return rows
+    }
+
+    /// What makes runs of two builds the same scenario.
+    private struct ScenarioKey: Hashable {
+        var kind: JobKind
+        var daemons: Int
+        var latency: Int
+
+        init(_ scenario: BenchmarkScenario) {
+            (kind, daemons, latency) = (scenario.kind, scenario.daemons, scenario.appleLatencyMilliseconds)
+        }
+
+        init(_ row: BenchmarkRowSummary) {
+            (kind, daemons, latency) = (row.kind, row.daemons, row.appleLatencyMilliseconds)
+        }
+    }
+
+    /// One row of the table: a build's runs of a scenario.
+    private struct RowKey: Hashable {
+        var build: String
+        var scenario: ScenarioKey
     }
 
     /// Sums up the runs of one scenario (not empty).
@@ -99,9 +119,5 @@ package struct BenchmarkRowSummary: Sendable {
         let sorted = values.sorted()
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
-
-    private static func key(_ build: String, _ kind: JobKind, _ daemons: Int, _ latency: Int) -> String {
-        "\(build)|\(kind.rawValue)|\(daemons)|\(latency)"
     }
 }

@@ -38,10 +38,18 @@ package struct DatabaseSession {
     /// Runs `body` inside `BEGIN … COMMIT`, rolling back when it throws.
     package func transaction<T>(_ body: (DatabaseSession) throws -> T) throws -> T {
         try execute("BEGIN")
-        do {
-            let value = try body(self)
-            try execute("COMMIT")
+        return try rollingBack { session in
+            let value = try body(session)
+            try session.execute("COMMIT")
             return value
+        }
+    }
+
+    /// Runs `body`, which begins and commits a transaction itself (a pipeline's `BEGIN` … `COMMIT`, say); when it
+    /// throws, whatever transaction it left open is rolled back, so the connection goes back to the pool clean.
+    package func rollingBack<T>(_ body: (DatabaseSession) throws -> T) throws -> T {
+        do {
+            return try body(self)
         } catch {
             // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
             _ = try? execute("ROLLBACK")

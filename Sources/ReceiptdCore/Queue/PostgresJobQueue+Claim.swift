@@ -10,15 +10,11 @@ extension PostgresJobQueue {
         guard !filter.kinds.isEmpty else { return [] }
         let (kinds, transactions) = filter.parameters
         let result = try await pool.withSession { [owner] session in
-            do {
-                return try session.pipeline([
+            try session.rollingBack { session in
+                try session.pipeline([
                     SQLStatement("BEGIN"), SQLStatement(Self.claimPlanSetting),
                     SQLStatement(Self.claimSQL, [limit, owner, kinds, transactions]), SQLStatement("COMMIT"),
                 ])[2]
-            } catch {
-                // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
-                _ = try? session.execute("ROLLBACK")
-                throw error
             }
         }
         return try result.namedRows.map { row in

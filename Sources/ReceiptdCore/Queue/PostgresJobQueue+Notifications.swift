@@ -8,12 +8,8 @@ extension PostgresJobQueue: NotificationProcessing {
         backoff: Backoff
     ) async throws -> [ProcessedNotification] {
         try await pool.withSession { session in
-            do {
-                return try Self.processPass(limit: limit, planner: planner, backoff: backoff, in: session)
-            } catch {
-                // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
-                _ = try? session.execute("ROLLBACK")
-                throw error
+            try session.rollingBack { session in
+                try Self.processPass(limit: limit, planner: planner, backoff: backoff, in: session)
             }
         }
     }

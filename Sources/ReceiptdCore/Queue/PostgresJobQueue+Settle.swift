@@ -13,18 +13,14 @@ extension PostgresJobQueue {
         for _ in 0..<5 {
             do {
                 return try await pool.withSession { [owner, planner, unclaimedSince] session in
-                    do {
-                        return try Self.settle(
+                    try session.rollingBack { session in
+                        try Self.settle(
                             answers,
                             owner: owner,
                             planner: planner,
                             unclaimedSince: unclaimedSince,
                             in: session
                         )
-                    } catch {
-                        // A lost connection makes ROLLBACK fail too; the server rolls back by itself then.
-                        _ = try? session.execute("ROLLBACK")
-                        throw error
                     }
                 }
             } catch let error as PostgresError where error.isRetryableConflict || error.isUniqueViolation {

@@ -26,21 +26,19 @@ package struct AppleVerifier: Sendable {
     /// The HTTP client the App Store Server API shares.
     let client: HTTPClient
 
-    /// Each endpoint's request without its body, its URL parsed once; nil when the URL is bad (each call then
-    /// reports why).
-    private let templates: (production: HTTPClient.Request?, sandbox: HTTPClient.Request?)
+    /// Each endpoint's request without its body, its URL parsed once; a bad URL's error, which each call reports.
+    private let templates:
+        (production: Result<HTTPClient.Request, any Error>, sandbox: Result<HTTPClient.Request, any Error>)
 
     /// Creates a verifier that sends its requests through `client`.
     package init(configuration: Configuration, client: HTTPClient) {
         self.configuration = configuration
         self.client = client
-        templates = (
-            try? Self.request(to: configuration.productionURL), try? Self.request(to: configuration.sandboxURL)
-        )
+        templates = (Self.request(to: configuration.productionURL), Self.request(to: configuration.sandboxURL))
     }
 
-    private static func request(to url: String) throws -> HTTPClient.Request {
-        try HTTPClient.Request(url: url, method: .POST, headers: ["Content-Type": "application/json"])
+    private static func request(to url: String) -> Result<HTTPClient.Request, any Error> {
+        Result { try HTTPClient.Request(url: url, method: .POST, headers: ["Content-Type": "application/json"]) }
     }
 
     /// Verifies one receipt. Cancelling the calling task aborts the request in flight.
@@ -65,12 +63,7 @@ package struct AppleVerifier: Sendable {
     private func call(_ environment: StoreEnvironment, receiptData: String) async -> AppleCallResult {
         var request: HTTPClient.Request
         do {
-            let template = environment == .production ? templates.production : templates.sandbox
-            request =
-                try template
-                ?? Self.request(
-                    to: environment == .production ? configuration.productionURL : configuration.sandboxURL
-                )
+            request = try (environment == .production ? templates.production : templates.sandbox).get()
         } catch {
             return .transport("\(environment.rawValue) endpoint: \(Self.describe(error))")
         }
