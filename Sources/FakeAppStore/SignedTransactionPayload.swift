@@ -43,6 +43,16 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     package var transactionReason: String
     /// The App Store country code of the buyer.
     package var storefront: String
+    /// The transaction's total for its quantity, after any offer, in thousandths of the currency's unit.
+    package var price: Int64?
+    /// The price's ISO 4217 code.
+    package var currency: String?
+    /// 1 introductory, 2 promotional, 3 offer code, 4 win-back.
+    package var offerType: Int?
+    /// The offer's identifier (an offer code's reference name, a promotional offer's id).
+    package var offerIdentifier: String?
+    /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
+    package var offerDiscountType: String?
 
     /// Creates a payload; a first, production, one-item consumable purchase made now unless told otherwise.
     ///
@@ -65,7 +75,12 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         revocationType: String? = nil,
         revocationPercentage: Int? = nil,
         transactionReason: String = "PURCHASE",
-        storefront: String = "USA"
+        storefront: String = "USA",
+        price: Int64? = nil,
+        currency: String? = nil,
+        offerType: Int? = nil,
+        offerIdentifier: String? = nil,
+        offerDiscountType: String? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId ?? transactionId
@@ -85,6 +100,11 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         self.revocationPercentage = revocationPercentage
         self.transactionReason = transactionReason
         self.storefront = storefront
+        self.price = price
+        self.currency = currency
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.offerDiscountType = offerDiscountType
     }
 
     /// Decodes a payload, filling absent fields as the memberwise initializer does.
@@ -110,7 +130,12 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
             revocationType: try container.decodeIfPresent(String.self, forKey: .revocationType),
             revocationPercentage: try container.decodeIfPresent(Int.self, forKey: .revocationPercentage),
             transactionReason: try container.decodeIfPresent(String.self, forKey: .transactionReason) ?? "PURCHASE",
-            storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA"
+            storefront: try container.decodeIfPresent(String.self, forKey: .storefront) ?? "USA",
+            price: try container.decodeIfPresent(Int64.self, forKey: .price),
+            currency: try container.decodeIfPresent(String.self, forKey: .currency),
+            offerType: try container.decodeIfPresent(Int.self, forKey: .offerType),
+            offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
+            offerDiscountType: try container.decodeIfPresent(String.self, forKey: .offerDiscountType)
         )
     }
 
@@ -135,5 +160,6 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         case transactionId, originalTransactionId, bundleId, productId, purchaseDate, originalPurchaseDate
         case quantity, type, inAppOwnershipType, signedDate, environment, appAccountToken
         case revocationDate, revocationReason, revocationType, revocationPercentage, transactionReason, storefront
+        case price, currency, offerType, offerIdentifier, offerDiscountType
     }
 }

@@ -208,8 +208,20 @@ package struct DemoRun {
         return (result.rows, result.ledger, result.unclaimed, webhooks)
     }
 
-    /// The game server's side before payment: checkouts, and an order it closes unpaid.
+    /// The game server's side before payment: its catalogue, checkouts, and an order it closes unpaid.
     private func checkOut(on connection: PostgresConnection) async throws {
+        for product in DemoScenario.catalogue {
+            try await connection.execute(
+                "SELECT iap.define_product($1, $2, $3)",
+                [product.store, product.productID, product.kind.rawValue]
+            )
+        }
+        say(
+            "Declared the catalogue: "
+                + DemoScenario.catalogue.map { "\($0.store) \($0.productID) \($0.kind.rawValue)" }.joined(
+                    separator: ", "
+                )
+        )
         for checkout in DemoScenario.checkouts {
             try await connection.execute(
                 "SELECT iap.create_order($1, $2, $3)",
@@ -289,7 +301,7 @@ package struct DemoRun {
             )
         }
         say(
-            "Enqueued \(calls.count) Google Play purchases (purchased, pending, cancelled, a replayed orderId, another account's)"
+            "Enqueued \(calls.count) Google Play purchases (gems purchased, pending, cancelled, a replayed orderId, another account's; the ad-free upgrade)"
         )
         // The pending purchase: Google reports it pending, the job waits (a minute, at first) without using attempts.
         let deadline = ContinuousClock.now + .seconds(30)
@@ -339,11 +351,18 @@ package struct DemoRun {
         }
         let calls = googlePlay.recordedFinalizations().filter { $0.httpStatus == 200 }
         let tokens = Set(calls.map(\.token)).count
+        let byProduct = Dictionary(grouping: calls, by: \.productID).mapValues { Set($0.map(\.action.rawValue)) }
         say(
-            "Google Play: \(calls.count) acknowledgement(s) for \(tokens) delivered purchase(s), each once; none for what paid nothing"
+            "Google Play: \(calls.count) finalizing call(s) for \(tokens) delivered purchase(s), each once, by the "
+                + "catalogue's kind: "
+                + byProduct.keys.sorted().map { "\($0) \(byProduct[$0]!.sorted().joined(separator: "+"))" }.joined(
+                    separator: ", "
+                ) + "; none for what paid nothing"
         )
-        if calls.count != tokens || tokens != 2 {
-            throw ToolError("demo: Google acknowledgements are not one per delivered purchase")
+        if calls.count != tokens || tokens != 3 || byProduct["com.example.gems100"] != ["consume"]
+            || byProduct["com.example.no_ads"] != ["acknowledge"]
+        {
+            throw ToolError("demo: Google's finalizing calls are not one per delivered purchase by its kind")
         }
     }
 

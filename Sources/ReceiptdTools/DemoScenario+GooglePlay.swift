@@ -1,5 +1,6 @@
 import FakeAppStore
 import Foundation
+import ReceiptdCore
 
 extension DemoScenario {
     /// One `iap.enqueue_google_purchase` call.
@@ -14,15 +15,24 @@ extension DemoScenario {
     /// The outcome each Google Play order must end with.
     static let expectedGoogleOutcomes: [String: String] = [
         "demo-gp-purchased": "full", "demo-gp-pending": "full", "demo-gp-cancelled": "unmatched",
+        "demo-gp-no-ads": "full",
         "demo-gp-replay": "unmatched",
         "demo-gp-account": "unmatched",
         // Settled from Google's notification alone, then refunded.
         "demo-gp-rtdn": "full",
     ]
 
-    /// Google Play orders: a purchase, one pending (cash) that Google later reports purchased, a cancelled one, the
-    /// first purchase's `orderId` sent again by another player, and a purchase made by another account than the
-    /// order's. Only the two that paid are acknowledged, once each.
+    /// The catalogue the demo's game declares (`iap.define_product`): gems are consumed once delivered, the ad-free
+    /// upgrade is owned for good (acknowledged), in the same store.
+    static let catalogue: [(store: String, productID: String, kind: ProductKind)] = [
+        ("google", "com.example.gems100", .consumable), ("google", "com.example.no_ads", .nonConsumable),
+        ("apple", "com.example.gems100", .consumable),
+    ]
+
+    /// Google Play orders: a purchase of gems, one pending (cash) that Google later reports purchased, a cancelled
+    /// one, the first purchase's `orderId` sent again by another player, a purchase made by another account than
+    /// the order's, and the ad-free upgrade. Only the three that paid are finalized, once each, by their kind: the
+    /// gems consumed, the upgrade acknowledged.
     static func googlePurchases() -> [GoogleEnqueue] {
         let gems = "com.example.gems100"
         return [
@@ -60,6 +70,12 @@ extension DemoScenario {
                     accountID: "someone-else"
                 ),
                 accountID: "uma-account"
+            ),
+            GoogleEnqueue(
+                orderID: "demo-gp-no-ads",
+                userID: "vera",
+                productID: "com.example.no_ads",
+                token: SyntheticPurchaseToken(productID: "com.example.no_ads", orderID: "GPA.3345-0000-0000-00006")
             ),
         ]
     }

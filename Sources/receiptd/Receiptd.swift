@@ -15,7 +15,7 @@ struct Receiptd: AsyncParsableCommand {
             UnclaimedCommand.self, AssignCommand.self,
             NotificationsCommand.self, TrustCommand.self,
             WebhooksCommand.self, FakeWebhookReceiverCommand.self,
-            ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self, ConsoleCommand.self,
+            ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self, ConsoleCommand.self, ProductsCommand.self,
         ]
     )
 

@@ -6,7 +6,7 @@ struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users, recent failures and webhooks."
+            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users, recent failures, webhooks and product kinds the store contradicts."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -181,6 +181,14 @@ struct StatusCommand: OperatorCommand {
                     ? " (see `receiptd jobs --state failed --since 24h` or iap.recent_failures)" : "")
         )
         sections.append(webhooksLine(status.webhooks))
+        sections.append(
+            "Product kinds the store contradicts: \(status.productKindMismatches.count)"
+                + status.productKindMismatches.map {
+                    "\n  "
+                        + "\($0.store) \($0.productID): declared \($0.kind), the store says \($0.storeKind ?? "-") (used)"
+                        .terminalSafe
+                }.joined()
+        )
         return sections.joined(separator: "\n\n")
     }
 

@@ -420,4 +420,34 @@ import Testing
                 .refusedWithoutToken.isEmpty
         )
     }
+
+    @Test func aFamilySharedCopyPaysItsPresenterAndIsNobodysPaymentOrFirstOwnership() {
+        var shared = entry("11", original: "10")
+        shared.details.ownership = "family_shared"
+        var sharedShield = entry("12", product: "shield")
+        sharedShield.details.ownership = "family_shared"
+        let plan = planner.plan(
+            [shared, sharedShield],
+            for: "bob",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: [],
+            firstOwners: ["10": "alice"]
+        )
+        // Alice bought it first; Bob's shared copy is his entitlement, not her purchase seen again.
+        #expect(plan.deliveries.map(\.transactionID) == ["11"])
+        #expect(plan.foreignPurchases.isEmpty && plan.newOwners.isEmpty)
+        #expect(plan.unclaimed.isEmpty)
+        // The same copy bought (not shared) would be Alice's purchase in Bob's input.
+        let bought = planner.plan(
+            [entry("11", original: "10")],
+            for: "bob",
+            order: order(),
+            otherOpenOrders: [],
+            alreadyDelivered: [],
+            firstOwners: ["10": "alice"]
+        )
+        #expect(bought.deliveries.isEmpty && bought.foreignPurchases.map(\.ownerUserID) == ["alice"])
+    }
+
 }

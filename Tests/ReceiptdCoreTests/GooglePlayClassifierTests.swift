@@ -86,7 +86,11 @@ import Testing
     @Test func nothingIsOwedWhenGoogleAlreadyHasTheCallOrForACancelledPurchase() {
         let acknowledged = classify(#"{"purchaseState":0,"orderId":"GPA.9","acknowledgementState":1}"#)
         if case .verified(let verified) = acknowledged.verdict {
-            #expect(verified.finalization == nil)
+            #expect(verified.finalization?.done == [.acknowledge])
+            #expect(verified.finalization?.owed(for: nil) == nil)
+            #expect(verified.finalization?.owed(for: .nonConsumable) == nil)
+            // Acknowledged by the app but not consumed: a consumable still owes its consumption.
+            #expect(verified.finalization?.owed(for: .consumable)?.action == .consume)
         } else {
             Issue.record("expected verified")
         }
@@ -97,7 +101,10 @@ import Testing
             configuration: consuming
         )
         if case .verified(let verified) = unconsumed.verdict {
-            #expect(verified.finalization?.action == .consume)
+            #expect(verified.finalization?.owed(for: nil)?.action == .consume)
+            // The catalogue's kind overrides GOOGLE_PLAY_FINALIZE: a non-consumable is only acknowledged, which
+            // Google already has.
+            #expect(verified.finalization?.owed(for: .nonConsumable) == nil)
         } else {
             Issue.record("expected verified")
         }

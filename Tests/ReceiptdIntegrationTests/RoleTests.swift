@@ -31,7 +31,13 @@ import Testing
                 "SELECT iap.enqueue_transaction($1, $2, $3, $4) AS id",
                 ["o2", "u1", "gems", "42"]
             )
+            // The game declares its catalogue, and may not write it directly.
+            try await connection.execute("SELECT iap.define_product('apple', 'gems', 'consumable')")
             await connection.close()
+            #expect(try await f.value("SELECT kind FROM iap.products WHERE product_id = 'gems'") == "consumable")
+            #expect(
+                try await failure(of: "UPDATE iap.products SET kind = 'non_consumable'", as: app) == permissionDenied
+            )
             #expect(try #require(transaction.first).int("id") > 0)
             let id = try #require(enqueued.first).int("id")
             #expect(try await f.value("SELECT order_id FROM iap.jobs WHERE id = $1", [id]) == "o1")

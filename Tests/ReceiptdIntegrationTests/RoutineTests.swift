@@ -19,6 +19,7 @@ import Testing
         "owed_revocations(text)": ["receiptd_app"],
         "mark_revocation_handled(text[])": ["receiptd_app"],
         "set_consumption_consent(text, boolean)": ["receiptd_app"],
+        "define_product(text, text, text)": ["receiptd_app"],
         "notify_revoked()": [],
         "enqueue_notified_charge(text, text)": ["receiptd_worker"],
         "enqueue_notified_google_purchase(text, text)": ["receiptd_worker"],

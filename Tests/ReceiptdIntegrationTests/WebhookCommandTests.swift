@@ -296,8 +296,8 @@ import Testing
             let url = try await f.loginRole(in: "receiptd_operator")
             let quiet = try Self.run(["status"], url)
             #expect(
-                quiet.hasSuffix(
-                    "\n\nWebhooks: endpoint not configured; 0 pending, 0 failed; delivered in the last hour: 0\n"
+                quiet.contains(
+                    "\n\nWebhooks: endpoint not configured; 0 pending, 0 failed; delivered in the last hour: 0\n\n"
                 ),
                 "\(quiet)"
             )
@@ -317,7 +317,7 @@ import Testing
             try await f.connection.execute("SELECT iap.disable_webhooks($1)", ["msg_waiting"])
 
             let text = try Self.run(["status"], url)
-            let line = try #require(text.split(separator: "\n").last.map(String.init))
+            let line = try #require(text.split(separator: "\n").first { $0.hasPrefix("Webhooks: ") }.map(String.init))
             #expect(
                 line.hasPrefix("Webhooks: endpoint configured, DISABLED since 20")
                     && line.contains(

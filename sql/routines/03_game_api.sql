@@ -184,3 +184,31 @@ BEGIN
     PERFORM iap.cancel_provisional_grant(close_order.order_id);
     UPDATE iap.orders SET status = 'closed' WHERE order_id = close_order.order_id;
 END $$;
+
+-- The game's catalogue: declares what kind of product `product_id` is in `store`. Declaring it again changes the
+-- kind; a product the App Store named first (source 'store') becomes the game's. Google finalizes a purchase by
+-- its product's kind (a consumable is consumed, anything else acknowledged); where Apple's signed transactions
+-- state a type that contradicts the declared kind, both are kept, Apple's is used, and `receiptd status` lists it.
+-- A store other than apple or google, or a kind the store does not sell, raises 22023.
+CREATE OR REPLACE FUNCTION iap.define_product(store text, product_id text, kind text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    IF define_product.store IS NULL OR define_product.store NOT IN ('apple', 'google') THEN
+        RAISE EXCEPTION 'define_product: store must be apple or google, got %', coalesce(define_product.store, 'NULL')
+            USING ERRCODE = '22023';
+    END IF;
+    PERFORM iap.check_identifier('define_product', 'product_id', define_product.product_id);
+    IF define_product.kind IS NULL
+       OR define_product.kind NOT IN ('consumable', 'non_consumable', 'auto_renewable', 'non_renewing') THEN
+        RAISE EXCEPTION 'define_product: kind must be consumable, non_consumable, auto_renewable or non_renewing, got %',
+            coalesce(define_product.kind, 'NULL') USING ERRCODE = '22023';
+    END IF;
+    IF define_product.store = 'google' AND define_product.kind = 'non_renewing' THEN
+        RAISE EXCEPTION 'define_product: Google Play sells no non_renewing products (%)', define_product.product_id
+            USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.products (store, product_id, kind, source)
+    VALUES (define_product.store, define_product.product_id, define_product.kind, 'game')
+    ON CONFLICT (store, product_id) DO UPDATE SET kind = excluded.kind, source = 'game', updated_at = now();
+END $$;

@@ -100,6 +100,7 @@ DECLARE
     v_delivered int;
     v_active    iap.jobs%ROWTYPE;
     v_finder    bigint;
+    v_kind      text;
 BEGIN
     FOR v_try IN 1..5 LOOP
         BEGIN
@@ -136,20 +137,25 @@ BEGIN
             -- The job that found the payment, unless retention purged it: the key share keeps a purge from
             -- deleting it before the ledger row below names it.
             SELECT id INTO v_finder FROM iap.jobs WHERE id = v_payment.job_id FOR KEY SHARE;
+            -- The catalogue's kind, the store's word first (as a settle reads it).
+            SELECT coalesce(p.store_kind, p.kind) INTO v_kind FROM iap.products p
+            WHERE p.store = v_payment.store AND p.product_id = v_payment.product_id;
             INSERT INTO iap.deliveries (
-                transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id, store
+                transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id, store,
+                product_kind
             )
             VALUES (assign_payment.transaction_id, assign_payment.order_id, v_order.user_id, v_order.product_id,
                     v_payment.quantity, v_payment.purchase_date, v_payment.environment, v_payment.job_id,
-                    v_payment.store);
-            -- Google refunds a purchase nobody acknowledged within three days: its acknowledgement is owed from
-            -- the transaction that delivers it, and the GoogleFinalizer makes it once. Acknowledge whatever
-            -- GOOGLE_PLAY_FINALIZE says (SQL cannot read the daemon's setting): it keeps the payment for every
-            -- product, where consuming one the app does not consume would be wrong.
+                    v_payment.store, v_kind);
+            -- Google refunds a purchase nobody acknowledged within three days: its finalization is owed from the
+            -- transaction that delivers it, and the GoogleFinalizer makes it once. By the catalogue's kind, as
+            -- the daemon does: a consumable is consumed, anything else acknowledged. A product not in the
+            -- catalogue is acknowledged whatever GOOGLE_PLAY_FINALIZE says (SQL cannot read the daemon's
+            -- setting): that keeps the payment, where consuming a product the app does not consume would be wrong.
             IF v_payment.store = 'google' THEN
                 INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action)
                 VALUES (assign_payment.transaction_id, assign_payment.order_id, v_payment.product_id,
-                        v_payment.purchase_token, 'acknowledge')
+                        v_payment.purchase_token, CASE v_kind WHEN 'consumable' THEN 'consume' ELSE 'acknowledge' END)
                 ON CONFLICT (transaction_id) DO NOTHING;
             END IF;
             -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.

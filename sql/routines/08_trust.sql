@@ -177,7 +177,10 @@ BEGIN
         END IF;
         IF r.outcome = 'invalid' THEN
             PERFORM iap.lose_trust(r.user_id, r.store, 'invalid', r.order_id);
-        ELSIF r.paid AND NOT r.trusted THEN
+        ELSIF r.paid AND NOT r.trusted
+              -- A family member's shared purchase is no payment of this player's: it earns no trust.
+              AND EXISTS (SELECT 1 FROM iap.deliveries d
+                          WHERE d.order_id = r.order_id AND d.ownership IS DISTINCT FROM 'family_shared') THEN
             -- One more order verified in a row; the last one needed restores trust. The row's own streak is
             -- read under its lock, so two orders of one player in one statement count twice.
             INSERT INTO iap.user_trust AS t (user_id, store, trusted, streak, changed_at, reason, order_id)

@@ -43,6 +43,8 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.daemons TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.api_pacing TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
+        -- The catalogue: read at every settle, written when the App Store names a product's type.
+        GRANT SELECT, INSERT, UPDATE ON iap.products TO receiptd_worker;
         -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
         -- Store notifications: the intake records them, the daemons process them, answer consumption requests
@@ -91,7 +93,8 @@ BEGIN
             iap.enqueue_transaction(text, text, text, text, int, uuid), iap.enqueue_google_purchase(text, text, text, text, int, text),
             iap.create_order(text, text, text, int, uuid, text),
             iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text),
-            iap.owed_revocations(text), iap.mark_revocation_handled(text[]), iap.set_consumption_consent(text, boolean)
+            iap.owed_revocations(text), iap.mark_revocation_handled(text[]), iap.set_consumption_consent(text, boolean),
+            iap.define_product(text, text, text)
             TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
@@ -106,7 +109,8 @@ BEGIN
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
             iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
-            iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions
+            iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions,
+            iap.products
             TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
             iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),

@@ -147,6 +147,9 @@ package struct OperatorQueries: Sendable {
                     try session.execute(WebhookFigures.query).namedRows.first.map {
                         try WebhookFigures(row: $0, endpoint: endpoint)
                     } ?? WebhookFigures()
+                let mismatches = try session.execute(Self.productKindMismatchQuery).namedRows.map(
+                    CatalogueProduct.init(row:)
+                )
                 return QueueStatus(
                     states: try states.namedRows.map(QueueStatus.StateCount.init(row:)),
                     outcomes: try outcomes.namedRows.map(QueueStatus.OutcomeCount.init(row:)),
@@ -196,7 +199,8 @@ package struct OperatorQueries: Sendable {
                     consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0,
                     provisionalGrants: trust.provisionalGrants,
                     untrustedUsers: trust.untrustedUsers,
-                    webhooks: webhooks
+                    webhooks: webhooks,
+                    productKindMismatches: mismatches
                 )
             }
         }

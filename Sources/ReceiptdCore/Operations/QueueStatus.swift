@@ -176,6 +176,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var untrustedUsers = TrustFigures.UntrustedUsers()
     /// The webhook endpoint and its events: pending, failed, the oldest pending, delivered in the last hour.
     package var webhooks = WebhookFigures()
+    /// Catalogue products whose kind the store states otherwise than the game declared (the store's is used).
+    package var productKindMismatches: [CatalogueProduct] = []
 
     /// The number of jobs in `state`.
     package func jobs(in state: JobState) -> Int {

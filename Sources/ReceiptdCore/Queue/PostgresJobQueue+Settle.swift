@@ -90,6 +90,11 @@ extension PostgresJobQueue {
         revoked: """
         SELECT store, transaction_id FROM iap.revoked_transactions
         WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """,
+        // The catalogue's kinds of the batch's products: the ledger's product_kind, Google's finalizing call.
+        products: """
+        SELECT store, product_id, kind, store_kind FROM iap.products
+        WHERE product_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """
     )
 
@@ -114,6 +119,7 @@ extension PostgresJobQueue {
             SQLStatement(settleReads.delivered, [JSONText.array(transactions.map(\.transactionID))]),
             SQLStatement(settleReads.owners, [JSONText.array(Array(Set(transactions.map(\.originalTransactionID))))]),
             SQLStatement(settleReads.revoked, [JSONText.array(transactions.map(\.transactionID))]),
+            SQLStatement(settleReads.products, [JSONText.array(Array(Set(transactions.map(\.productID))))]),
         ])
         let read = try SettleReading(reads)
         // A remembered revocation makes the purchase revoked in every answer: the planner's rules for a cancelled
@@ -146,8 +152,9 @@ extension PostgresJobQueue {
             return results
         }
         let writes =
-            [settleStatement(settled, owner: owner, orders: ledger)]
-            + followUps(settled, ledger: ledger, unclaimedSince: unclaimedSince) + [SQLStatement("COMMIT")]
+            [settleStatement(settled, owner: owner, orders: ledger, catalogue: read.catalogue)]
+            + followUps(settled, ledger: ledger, catalogue: read.catalogue, unclaimedSince: unclaimedSince)
+            + [SQLStatement("COMMIT")]
         _ = try session.pipeline(writes)
         return results
     }
@@ -158,9 +165,20 @@ extension PostgresJobQueue {
     private static func followUps(
         _ settled: [(VerifiedAnswer, DeliveryPlan)],
         ledger: LedgerView,
+        catalogue: ProductCatalogue,
         unclaimedSince: Date?
     ) -> [SQLStatement] {
         var writes: [SQLStatement] = []
+        appendRows(
+            learnProducts,
+            catalogue.learned(from: settled.flatMap { $0.0.transactions }).map { learned in
+                [
+                    ("store", .string(learned.key.store.rawValue)), ("product_id", .string(learned.key.productID)),
+                    ("kind", .string(learned.kind.rawValue)),
+                ]
+            },
+            to: &writes
+        )
         appendRows(
             closeCompletedOrders,
             settled.flatMap { answer, plan in
@@ -247,9 +265,12 @@ extension PostgresJobQueue {
         writes.append(SQLStatement(sql, [JSONText.rows(rows)]))
     }
 
-    /// The owed acknowledgement's fields of a delivery row; none when nothing is owed.
-    private static func finalizationFields(_ finalization: GoogleFinalization?) -> [(String, JSONText.Value)] {
-        guard let finalization, finalization.action != .none else { return [] }
+    /// The owed finalization's fields of a delivery row, by the product's kind; none when nothing is owed.
+    private static func finalizationFields(
+        _ finalization: GoogleFinalization?,
+        kind: ProductKind?
+    ) -> [(String, JSONText.Value)] {
+        guard let finalization = finalization?.owed(for: kind) else { return [] }
         return [
             ("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
             ("purchase_token", .string(finalization.purchaseToken)),
@@ -257,14 +278,34 @@ extension PostgresJobQueue {
         ]
     }
 
+    /// A delivery row's kind, ownership, price and offer; only those known, so that a receipt's row stays short.
+    private static func detailFields(
+        _ purchase: VerifiedPurchase?,
+        kind: ProductKind?
+    ) -> [(String, JSONText.Value)] {
+        var fields: [(String, JSONText.Value)] = []
+        if let kind { fields.append(("product_kind", .string(kind.rawValue))) }
+        guard let details = purchase?.details else { return fields }
+        if let ownership = details.ownership { fields.append(("ownership", .string(ownership))) }
+        if let price = details.priceMilliunits { fields.append(("price_milli", .int(price))) }
+        if let currency = details.currency { fields.append(("currency", .string(currency))) }
+        if let offerType = details.offerType { fields.append(("offer_type", .string(offerType))) }
+        if let offerID = details.offerID { fields.append(("offer_id", .string(offerID))) }
+        if let option = details.purchaseOptionID { fields.append(("purchase_option_id", .string(option))) }
+        return fields
+    }
+
     private static func settleStatement(
         _ settled: [(VerifiedAnswer, DeliveryPlan)],
         owner: String,
-        orders: LedgerView
+        orders: LedgerView,
+        catalogue: ProductCatalogue
     ) -> SQLStatement {
         let deliveries = settled.flatMap { answer, plan in
             plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
-                [
+                let purchase = answer.transactions.first { $0.transactionID == delivery.transactionID }
+                let kind = purchase.flatMap(catalogue.kind(of:))
+                return [
                     ("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
                     ("user_id", .string(answer.job.userID)),
                     ("product_id", .string(orders.productID(of: delivery.orderID))),
@@ -272,7 +313,7 @@ extension PostgresJobQueue {
                     ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
                     ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
                     ("store", .string(answer.store.rawValue)),
-                ] + Self.finalizationFields(answer.finalization)
+                ] + Self.detailFields(purchase, kind: kind) + Self.finalizationFields(answer.finalization, kind: kind)
             }
         }
         let owners = settled.flatMap { answer, plan in

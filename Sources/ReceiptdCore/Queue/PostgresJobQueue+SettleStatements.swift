@@ -34,6 +34,19 @@ extension PostgresJobQueue {
         ON CONFLICT (transaction_id) DO NOTHING
         """
 
+    /// Products a store named the kind of: recorded for the catalogue (`source` `store`) when nobody declared them,
+    /// and the store's word kept beside a declared kind (`store_kind`); the kind of a product only the store
+    /// described follows the store.
+    static let learnProducts = """
+        INSERT INTO iap.products AS p (store, product_id, kind, source, store_kind)
+        SELECT l.store, l.product_id, l.kind, 'store', l.kind
+        FROM jsonb_to_recordset($1::jsonb) AS l(store text, product_id text, kind text)
+        ON CONFLICT (store, product_id) DO UPDATE
+        SET store_kind = excluded.store_kind, updated_at = now(),
+            kind = CASE WHEN p.source = 'store' THEN excluded.kind ELSE p.kind END
+        WHERE p.store_kind IS DISTINCT FROM excluded.store_kind
+        """
+
     /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
     static let distrustReplays = """
         SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)
@@ -59,11 +72,14 @@ extension PostgresJobQueue {
     package static let settleWrite = """
         WITH ledger AS (
             INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id,
-                                        store)
+                                        store, product_kind, ownership, price, currency, offer_type, offer_id, purchase_option_id)
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
-                   d.environment, d.job_id, coalesce(d.store, 'apple')
+                   d.environment, d.job_id, coalesce(d.store, 'apple'), d.product_kind, d.ownership,
+                   trim_scale(d.price_milli / 1000.0), d.currency, d.offer_type, d.offer_id, d.purchase_option_id
             FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
-                                                     purchase_ms bigint, environment text, job_id bigint, store text)
+                                                     purchase_ms bigint, environment text, job_id bigint, store text,
+                                                     product_kind text, ownership text, price_milli bigint, currency text,
+                                                     offer_type text, offer_id text, purchase_option_id text)
         ), finalizations AS (
             -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
             INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)

@@ -10,11 +10,14 @@ struct SettleReading {
     var owners: [String: String]
     /// The batch's transactions a store reported revoked (`iap.revoked_transactions`), by store.
     var revoked: Set<RevokedTransactionKey>
+    /// The catalogue's rows for the batch's products.
+    var catalogue: ProductCatalogue
 
-    /// Reads the results of `BEGIN`, `orders`, `jobs`, `delivered`, `owners` and `revoked`, in that order.
+    /// Reads the results of `BEGIN`, `orders`, `jobs`, `delivered`, `owners`, `revoked` and `products`, in that
+    /// order.
     init(_ results: [QueryResult]) throws {
-        guard results.count == 6 else {
-            throw PostgresError(kind: .query, message: "settle reads: \(results.count) results, expected 6")
+        guard results.count == 7 else {
+            throw PostgresError(kind: .query, message: "settle reads: \(results.count) results, expected 7")
         }
         let (orderRows, jobRows, deliveredRows, ownerRows) = (results[1], results[2], results[3], results[4])
         orders = try orderRows.namedRows.map { row in (try row.string("user_id"), try OrderSnapshot(row)) }
@@ -36,6 +39,7 @@ struct SettleReading {
                 return RevokedTransactionKey(store: store, transactionID: try row.string("transaction_id"))
             }
         )
+        catalogue = try ProductCatalogue(results[6])
     }
 }
 

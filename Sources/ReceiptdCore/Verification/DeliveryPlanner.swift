@@ -47,7 +47,9 @@ package struct DeliveryPlanner: Sendable {
         firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
         var foreign: [DeliveryPlan.ForeignPurchase] = []
-        for entry in entries where entry.hasGenuineID {
+        // A family-shared copy (Family Sharing) is its presenter's entitlement, not a payment: it has no first owner,
+        // is nobody's foreign purchase, and never becomes an unclaimed payment.
+        for entry in entries where entry.hasGenuineID && !entry.details.isFamilyShared {
             guard let owner = firstOwners[entry.originalTransactionID], owner != user,
                 !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID })
             else { continue }
@@ -58,7 +60,7 @@ package struct DeliveryPlanner: Sendable {
             .filter { $0.hasGenuineID && !$0.isCancelled && $0.conflictingFields.isEmpty }
             .filter { $0.quantity != nil && $0.purchaseDateMilliseconds != nil }
             .filter { !alreadyDelivered.contains($0.transactionID) }
-            .filter { firstOwners[$0.originalTransactionID].map { $0 == user } ?? true }
+            .filter { $0.details.isFamilyShared || (firstOwners[$0.originalTransactionID].map { $0 == user } ?? true) }
             .sorted {
                 ($0.purchaseDateMilliseconds!, $0.transactionID) < ($1.purchaseDateMilliseconds!, $1.transactionID)
             }
@@ -92,7 +94,10 @@ package struct DeliveryPlanner: Sendable {
             }
         }
         var owned = Set(firstOwners.keys)
-        let newOwners = deliveries.filter { owned.insert($0.originalTransactionID).inserted }
+        let shared = Set(entries.filter(\.details.isFamilyShared).map(\.transactionID))
+        let newOwners = deliveries.filter {
+            !shared.contains($0.transactionID) && owned.insert($0.originalTransactionID).inserted
+        }
         let refused = available.filter { entry in
             entry.requiresOrderToken && entry.productID == order.productID && !Self.carriesToken(of: order, entry)
         }
@@ -101,7 +106,7 @@ package struct DeliveryPlanner: Sendable {
             orderResults: results,
             foreignPurchases: foreign,
             newOwners: newOwners,
-            unclaimed: available,
+            unclaimed: available.filter { !$0.details.isFamilyShared },
             refusedWithoutToken: refused
         )
     }

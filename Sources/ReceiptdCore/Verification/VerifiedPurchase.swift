@@ -28,6 +28,8 @@ package struct VerifiedPurchase: Sendable, Equatable {
     /// True for a transaction looked up by its id alone (`RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject`): anyone
     /// can send an id, so it pays only an order whose app account token it carries, never one without a token.
     package var requiresOrderToken = false
+    /// Kind, ownership, price and offer, where the store says them.
+    package var details = PurchaseDetails()
 
     /// Creates a transaction.
     package init(

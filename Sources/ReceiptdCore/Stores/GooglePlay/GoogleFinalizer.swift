@@ -116,6 +116,6 @@ package final class GoogleFinalizer: Service {
     private func alreadyFinalized(_ owed: OwedFinalization) async throws -> Bool {
         let answer = try await client.purchase(productID: owed.productID, token: owed.token)
         guard answer.status == 200, let purchase = answer.decoded(GoogleProductPurchase.self) else { return false }
-        return purchase.isFinalized(by: owed.action)
+        return purchase.finalizedBy.contains(owed.action)
     }
 }

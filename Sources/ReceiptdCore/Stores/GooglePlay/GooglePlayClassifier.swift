@@ -82,13 +82,16 @@ enum GooglePlayClassifier {
             accountID: purchase.accountID,
             store: .google
         )
+        // Which call is owed depends on the product's kind, which the settle reads from the catalogue
+        // (`GoogleFinalization.owed(for:)`): here, what Google already has.
         let finalization =
-            purchase.purchaseState == .purchased && !purchase.isFinalized(by: configuration.finalize)
+            purchase.purchaseState == .purchased
             ? GoogleFinalization(
                 purchaseToken: lookup.token,
                 productID: lookup.productID,
                 action: configuration.finalize,
-                overdue: configuration.finalizeOverdue
+                overdue: configuration.finalizeOverdue,
+                done: purchase.finalizedBy
             )
             : nil
         return VerificationAttempt(

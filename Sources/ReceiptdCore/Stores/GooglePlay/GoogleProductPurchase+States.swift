@@ -78,12 +78,11 @@ extension GoogleProductPurchase {
     /// The environment it counts as: a test purchase is the sandbox, everything else production.
     var environment: StoreEnvironment { purchaseType == .test ? .sandbox : .production }
 
-    /// Whether Google already has the call `action` makes: acknowledged, or consumed.
-    func isFinalized(by action: GoogleFinalizeAction) -> Bool {
-        switch action {
-        case .acknowledge: acknowledgementState == .acknowledged
-        case .consume: consumptionState == .consumed
-        case .none: true
-        }
+    /// The calls Google already has: acknowledged, consumed (a consumed purchase is acknowledged as well).
+    var finalizedBy: Set<GoogleFinalizeAction> {
+        var done: Set<GoogleFinalizeAction> = []
+        if acknowledgementState == .acknowledged { done.insert(.acknowledge) }
+        if consumptionState == .consumed { done.formUnion([.consume, .acknowledge]) }
+        return done
     }
 }

@@ -28,6 +28,8 @@ package struct SignedTransaction: Sendable, Equatable {
     package var environment: String
     /// `signedDate`: when the App Store signed it, the instant the chain must be valid at.
     package var signedDate: Date
+    /// `type`, `inAppOwnershipType`, `price`, `currency`, `offerType` and `offerIdentifier`.
+    package var details: PurchaseDetails
 
     /// Reads a payload.
     package init(json: Data) throws(FormatError) {
@@ -59,11 +61,19 @@ package struct SignedTransaction: Sendable, Equatable {
             ? 1
             : FlexibleJSON.integer(fields["quantity"]).flatMap { (1...Int64(Int32.max)).contains($0) ? Int($0) : nil }
         appAccountToken = (fields["appAccountToken"] as? String).flatMap(UUID.init(uuidString:))
+        details = PurchaseDetails(
+            storeKind: (fields["type"] as? String).flatMap(ProductKind.init(appleType:)),
+            ownership: (fields["inAppOwnershipType"] as? String).flatMap { $0.isEmpty ? nil : $0.lowercased() },
+            priceMilliunits: FlexibleJSON.integer(fields["price"]),
+            currency: PurchaseDetails.currencyCode(fields["currency"] as? String),
+            offerType: FlexibleJSON.integer(fields["offerType"]).map(PurchaseDetails.appleOfferType),
+            offerID: (fields["offerIdentifier"] as? String).flatMap { $0.isEmpty ? nil : $0 }
+        )
     }
 
     /// The store-neutral purchase the outcome rules take.
     package var purchase: VerifiedPurchase {
-        VerifiedPurchase(
+        var purchase = VerifiedPurchase(
             transactionID: transactionID,
             originalTransactionID: originalTransactionID,
             productID: productID,
@@ -72,6 +82,8 @@ package struct SignedTransaction: Sendable, Equatable {
             isCancelled: revocationDateMilliseconds != nil,
             appAccountToken: appAccountToken
         )
+        purchase.details = details
+        return purchase
     }
 
     /// Purchase dates from 1970 to the end of year 9999, in milliseconds.

@@ -1,0 +1,34 @@
+-- Migration 20: what kind of thing each purchase was, and what it cost (issue #34).
+--
+-- iap.products is the catalogue: the game declares each product's kind with iap.define_product (source 'game');
+-- a product the App Store names in a signed transaction (its `type`) and nobody declared is recorded the first
+-- time one is verified (source 'store'). store_kind keeps what the store last said, beside a declared kind that
+-- may contradict it. Google sells no non-renewing subscriptions.
+CREATE TABLE iap.products (
+    store text NOT NULL CHECK (store = ANY ('{apple,google}'::text[])),
+    product_id text NOT NULL CHECK (product_id <> ''),
+    kind text NOT NULL CHECK (kind = ANY ('{consumable,non_consumable,auto_renewable,non_renewing}'::text[])),
+    source text NOT NULL CHECK (source = ANY ('{game,store}'::text[])),
+    store_kind text CHECK (store_kind = ANY ('{consumable,non_consumable,auto_renewable,non_renewing}'::text[])),
+    updated_at timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (store, product_id),
+    CONSTRAINT products_google_kind_check CHECK (store <> 'google' OR kind <> 'non_renewing')
+);
+
+-- The ledger's new columns, each null where the store does not say (and on every row delivered before this
+-- migration). They carry no CHECK: the daemon writes them from its own enums, and a CHECK is read anew for
+-- every statement that inserts a ledger row (migration 19).
+--   product_kind        the kind the delivery was settled as (the store's word where it gave one, else the catalogue's)
+--   ownership           purchased | family_shared (any other value Apple sends, lowercased)
+--   price, currency     the transaction's total in the currency's units (0.99) and its ISO 4217 code; informational
+--   offer_type          introductory | promotional | offer_code | win_back (Apple's offerType)
+--   offer_id            Apple's offerIdentifier, Google's offerId
+--   purchase_option_id  Google's purchase option
+ALTER TABLE iap.deliveries
+    ADD COLUMN product_kind text,
+    ADD COLUMN ownership text,
+    ADD COLUMN price numeric,
+    ADD COLUMN currency text,
+    ADD COLUMN offer_type text,
+    ADD COLUMN offer_id text,
+    ADD COLUMN purchase_option_id text;
