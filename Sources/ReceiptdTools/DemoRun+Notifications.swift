@@ -10,8 +10,9 @@ extension DemoRun {
     static let refundedUser = "nina"
 
     /// After delivery: the player consents to consumption answers, Apple (the stand-in) asks for consumption
-    /// information and receiptd answers it, then Apple refunds the purchase and the game finds the revocation in
-    /// `iap.owed_revocations` and marks it handled. Each step goes through the notification endpoint at `intakeURL`.
+    /// information and receiptd answers it, then Apple refunds 40% of the purchase (a prorated refund: the row stays
+    /// delivered) and the game finds the share in `iap.owed_revocations` and marks it handled. Each step goes through
+    /// the notification endpoint at `intakeURL`.
     func hearAppleAfterDelivery(
         on connection: PostgresConnection,
         standIn: AppStoreStandIn,
@@ -48,18 +49,21 @@ extension DemoRun {
         var refund = purchase
         refund.revocationDate = SignedTransactionPayload.nowMilliseconds()
         refund.revocationReason = 0
+        refund.revocationType = "REFUND_PRORATED"
+        refund.revocationPercentage = 40_000
         let refunded = try await standIn.sendNotification(
             ServerAPINotificationOrder(notificationType: "REFUND", transaction: refund, url: intakeURL)
         )
         say(
-            "Apple refunds \(Self.refundedTransaction): the endpoint answered "
+            "Apple refunds 40% of \(Self.refundedTransaction) (REFUND_PRORATED): the endpoint answered "
                 + "\(refunded.httpStatus.map(String.init) ?? "nothing")"
         )
         let owed = try await poll("the revocation owed to the game", on: connection) {
             try await $0.execute(
                 """
-                SELECT transaction_id || ' of ' || order_id || ' (' || revocation_reason || ', granted: '
-                       || granted || ')' AS line
+                SELECT transaction_id || ' of ' || order_id || ' (' || revocation_reason || ', share '
+                       || coalesce(trim_scale(revocation_percentage / 1000.0) || '%', 'all') || ', ' || revoked_quantity
+                       || ' whole unit(s), granted: ' || granted || ')' AS line
                 FROM iap.owed_revocations($1) WHERE transaction_id = $2
                 """,
                 [Self.refundedUser, Self.refundedTransaction]
@@ -71,7 +75,7 @@ extension DemoRun {
                 "SELECT iap.mark_revocation_handled(ARRAY[$1]) AS n",
                 [Self.refundedTransaction]
             ).first?.int("n") ?? 0
-        say("The game took the goods back: iap.mark_revocation_handled marked \(handled) revocation(s)")
+        say("The game took that share back: iap.mark_revocation_handled marked \(handled) revocation(s)")
     }
 
     /// Waits up to 30 s for `read` to find a value.

@@ -75,15 +75,19 @@ struct ShowCommand: OperatorCommand {
             : "Deliveries:\n"
                 + TextTable(
                     headers: [
-                        "TRANSACTION", "QTY", "JOB", "ENV", "PURCHASED", "DELIVERED", "REVOKED", "REASON", "SHARE",
-                        "UNITS REVOKED", "REVOCATION HANDLED",
+                        "TRANSACTION", "QTY", "JOB", "ENV", "KIND", "OWNERSHIP", "PRICE", "OFFER", "PURCHASED",
+                        "DELIVERED", "REVOKED", "REASON", "SHARE", "UNITS REVOKED", "REVOCATION HANDLED",
                     ],
                     rows: detail.deliveries.map { delivery in
                         [
                             delivery.transactionID, String(delivery.quantity), delivery.jobID.map(String.init),
-                            delivery.environment,
+                            delivery.environment, delivery.productKind, delivery.ownership,
+                            delivery.price.map { price in delivery.currency.map { "\(price) \($0)" } ?? price },
+                            offer(delivery),
                             delivery.purchaseDate, delivery.deliveredAt, delivery.revokedAt, delivery.revocationReason,
-                            delivery.revokedAt == nil ? nil : share(delivery.revocationPercentage),
+                            delivery.revokedAt == nil
+                                ? delivery.revocationPercentage.map { share($0) }
+                                : share(delivery.revocationPercentage),
                             unitsRevoked(delivery),
                             delivery.revocationHandledAt,
                         ]
@@ -171,6 +175,14 @@ struct ShowCommand: OperatorCommand {
         guard delivery.revokedQuantity > 0 else { return nil }
         return "\(delivery.revokedQuantity) of \(delivery.quantity)"
             + (delivery.revocationHandledQuantity > 0 ? ", \(delivery.revocationHandledQuantity) handled" : "")
+    }
+
+    /// The offer a purchase was made under, for people: `offer_code LAUNCH2026`, a purchase option after a slash.
+    static func offer(_ delivery: OrderDetail.Delivery) -> String? {
+        let offer =
+            delivery.offerType.map { type in delivery.offerID.map { "\(type) \($0)" } ?? type } ?? delivery.offerID
+        let parts = [offer, delivery.purchaseOptionID.map { "option \($0)" }].compactMap { $0 }
+        return parts.isEmpty ? nil : parts.joined(separator: " / ")
     }
 
     /// A revocation's share for people: `all`, or a prorated refund's percentage such as `37.5%`.

@@ -53,8 +53,17 @@ import Testing
         )
         #expect(
             action("REFUND", prorated)
-                == .revoke(transactionID: "9", reason: "refund_other", percentage: 42_000, revokedAtMilliseconds: 5)
+                == .revoke(transactionID: "9", reason: "refund_prorated", percentage: 42_000, revokedAtMilliseconds: 5)
         )
+        // A prorated refund of it all, or without a share, is a refund of the whole purchase.
+        for share in [100_000, 0, nil] as [Int?] {
+            var whole = prorated
+            whole.revocationPercentage = share
+            #expect(
+                action("REFUND", whole)
+                    == .revoke(transactionID: "9", reason: "refund_other", percentage: nil, revokedAtMilliseconds: 5)
+            )
+        }
         var full = prorated
         full.revocationType = "REFUND_FULL"
         #expect(

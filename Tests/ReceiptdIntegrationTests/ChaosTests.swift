@@ -61,10 +61,10 @@ import Testing
             logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
             say: { _ in }
         ).run()
-        #expect(rows.count == 27)
+        #expect(rows.count == 28)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-sk2-") }.count == 5)
-        // Five from the client's tokens, and the one Google reported itself (then refunded).
-        #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 6)
+        // Six from the client's tokens, and the one Google reported itself (then refunded).
+        #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 7)
         #expect(rows.contains { $0.orderID == "demo-gp-rtdn" && $0.outcome == "full" && $0.status == "finished" })
         for row in rows { #expect(row.isExpected, "\(row.orderID): \(row.outcome)/\(row.status)") }
         // A trusted player's order paid while the App Store answered 503: granted provisionally (the game granted
@@ -72,7 +72,7 @@ import Testing
         // demo-outage's retries may outlast the demo's 3 s too and be granted as well; every grant is confirmed.
         #expect(rows.contains { $0.orderID == "demo-trusted" && $0.provisional == "confirmed" })
         #expect(rows.allSatisfy { $0.provisional == nil || $0.provisional == "confirmed" })
-        #expect(ledger == 16)
+        #expect(ledger == 17)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(
             unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"]
@@ -94,17 +94,27 @@ import Testing
             webhooks.events.filter { $0.type == type && $0.provisional == provisional }.compactMap(\.orderID).sorted()
         }
         let paid = rows.filter { ["full", "partial"].contains($0.outcome) }.map(\.orderID).sorted()
-        #expect(paid.count == 16)
+        #expect(paid.count == 17)
         #expect(orders("order.verified") == paid)
         #expect(
             orders("order.verified", provisional: true) == rows.filter { $0.provisional != nil }.map(\.orderID).sorted()
         )
+        // Google's refund, and Apple's prorated refund of 40% (the row stays delivered).
         #expect(orders("delivery.revoked") == ["demo-gp-rtdn", "demo-sk2-signed"])
+        let prorated = try #require(
+            webhooks.delivered.first { $0.type == "delivery.revoked" && $0.body.contains("demo-sk2-signed") }
+        )
+        let data = try #require(
+            (try JSONSerialization.jsonObject(with: Data(prorated.body.utf8)) as? [String: Any])?["data"]
+                as? [String: Any]
+        )
+        #expect(data["revocation_percentage"] as? Int == 40_000 && data["reason"] as? String == "refund_prorated")
+        #expect(data["revoked_at"] is NSNull && data["revoked_quantity"] as? Int == 0, "\(data)")
         #expect(orders("order.failed") == ["demo-forged", "demo-sk2-forged"])
         #expect(webhooks.events.filter { $0.type == "payment.unclaimed" }.count == unclaimed.count)
         #expect(webhooks.events.filter { $0.type == "delivery.reinstated" }.isEmpty)
         let provisional = rows.filter { $0.provisional != nil }.count
-        #expect(webhooks.events.count == 16 + provisional + 2 + 2 + 2)
+        #expect(webhooks.events.count == 17 + provisional + 2 + 2 + 2)
         // The trusted player's order: the provisional grant's event, then the confirmation's, in that order.
         #expect(
             webhooks.events.filter { $0.orderID == "demo-trusted" }.map { $0.type + ($0.provisional ? "+p" : "") }

@@ -21,6 +21,14 @@ extension MigrationTests {
                        ('GPA.9', 'o-google', 'u2', 'sword', 1, 'Production', NULL, 'google')
                 """
             )
+            // A Google purchase of 5 units, 2 refunded by quantity, 1 of those handled by the game.
+            try await f.connection.execute(
+                """
+                INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment, granted_at, store,
+                                            revoked_quantity, revocation_handled_quantity)
+                VALUES ('GPA.10', 'o-google', 'u3', 'sword', 5, 'Production', now(), 'google', 2, 1)
+                """
+            )
             try await f.connection.execute(
                 """
                 INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action)
@@ -41,8 +49,23 @@ extension MigrationTests {
                     WHERE product_kind IS NULL AND ownership IS NULL AND price IS NULL AND currency IS NULL
                       AND offer_type IS NULL AND offer_id IS NULL AND purchase_option_id IS NULL
                     """
-                ) == "GPA.9:1:false,t-1:2:true"
+                ) == "GPA.10:5:true,GPA.9:1:false,t-1:2:true"
             )
+            // The partial refund's share, and the share handled, follow from its units; what is owed is the rest.
+            #expect(
+                try await f.value(
+                    """
+                    SELECT revocation_percentage || '/' || revocation_handled_percentage FROM iap.deliveries
+                    WHERE transaction_id = 'GPA.10'
+                    """
+                ) == "40000/20000"
+            )
+            #expect(
+                try await f.value(
+                    "SELECT revoked_quantity || '/' || revocation_percentage FROM iap.owed_revocations('u3')"
+                ) == "1/20000"
+            )
+            #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('u1')") == "0")
             #expect(try await f.value("SELECT action FROM iap.google_finalizations") == "acknowledge")
             #expect(try await f.value("SELECT count(*) FROM iap.products") == "0")
             try await f.connection.execute("SELECT iap.define_product('google', 'sword', 'non_consumable')")

@@ -161,7 +161,7 @@ import Testing
             #expect(rows.count == 2)
             let byID = Dictionary(uniqueKeysWithValues: try rows.map { (try $0.string("transaction_id"), $0) })
             #expect(byID["8301"]?["revocation_percentage"] == "25000")
-            #expect(byID["8301"]?["revocation_reason"] == "refund_other")
+            #expect(byID["8301"]?["revocation_reason"] == "refund_prorated")
             #expect(byID["8301"]?["granted"] == "f")
             #expect(byID["8302"]?["revocation_reason"] == "family_sharing")
             #expect(byID["8302"]?["revocation_percentage"] == nil)

@@ -206,6 +206,35 @@ import Testing
             )
             #expect(paid["price"] == "4.99" && paid["currency"] == "USD" && paid["offer_type"] == nil)
             #expect(paid["quantity"] == "3")
+
+            // What operators see: `receiptd show`, the order timeline, and the player's total per currency.
+            let shown = try ReceiptdBinary.run(["show", "o-free", "--database-url", f.database.connectionString])
+            #expect(shown.status == 0, "\(shown.stderr)")
+            #expect(
+                ["KIND", "OWNERSHIP", "PRICE", "OFFER", "0 EUR", "offer_code LAUNCH2026", "purchased"].allSatisfy {
+                    shown.stdout.contains($0)
+                },
+                "\(shown.stdout)"
+            )
+            let queries = OperatorQueries(connection: f.connection)
+            let timeline = try await queries.timeline(orderID: "o-paid")
+            let delivered = try #require(timeline.events.first { $0.kind == .delivery })
+            let fields = Dictionary(uniqueKeysWithValues: delivered.fields.map { ($0.name, $0.value) })
+            #expect(fields["price"] == "4.99 USD" && fields["ownership"] == "purchased", "\(fields)")
+            try await f.enqueue(
+                "o-paid-2",
+                user: "u2",
+                transaction: chain.signedTransaction(
+                    SignedTransactionPayload(transactionId: "8203", productId: "gems", price: 990, currency: "USD")
+                )
+            )
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            #expect(
+                try await queries.player("u2").spent.map { "\($0.currency) \($0.total) \($0.purchases)" } == [
+                    "USD 5.98 2"
+                ]
+            )
+            #expect(try await queries.player("u1").spent.map(\.currency) == ["EUR"])
         }
     }
 

@@ -32,3 +32,14 @@ ALTER TABLE iap.deliveries
     ADD COLUMN offer_type text,
     ADD COLUMN offer_id text,
     ADD COLUMN purchase_option_id text;
+
+-- Prorated refunds (Apple's REFUND_PRORATED, Google's partial refunds) revoke a share of a row that stays delivered:
+-- revocation_percentage (thousandths of a percent) says the share, revoked_quantity the whole units in it. The share
+-- the game confirmed handling is kept beside it, so that a refund of under one unit is still handed over once, and a
+-- later, larger refund hands over the difference.
+ALTER TABLE iap.deliveries ADD COLUMN revocation_handled_percentage int NOT NULL DEFAULT 0;
+-- Google's partial refunds recorded before: their share, and the share the game handled, from their units.
+UPDATE iap.deliveries
+SET revocation_percentage = (revoked_quantity::bigint * 100000 / quantity)::int,
+    revocation_handled_percentage = (revocation_handled_quantity::bigint * 100000 / quantity)::int
+WHERE store = 'google' AND revoked_at IS NULL AND revoked_quantity > 0;

@@ -4,23 +4,32 @@
 
 -- The game asks at the player's login, as it asks owed_deliveries: revoked ledger rows it has not handled yet,
 -- oldest revocation first. `granted` says whether the game had granted the units (take them back) or not (never
--- grant them). `revocation_percentage` is a prorated refund's share in thousandths of a percent (NULL: all).
--- `revoked_quantity` is the units revoked and not yet handled: the row's whole quantity for a revocation of it
--- all, fewer after a quantity-based partial refund (Google); a later refund of the rest asks again for the rest.
+-- grant them). `revocation_percentage` is the share of the row revoked and not yet handled, in thousandths of a
+-- percent (NULL: all of it, nothing of it handled before): a prorated refund's share, or what a later, larger
+-- refund adds to the share already handled. `revoked_quantity` is the whole units revoked and not yet handled:
+-- the row's whole quantity for a revocation of it all, fewer after a partial or prorated refund (0 for a share of
+-- under one unit: a game whose goods divide takes back the percentage); a later refund of the rest asks again
+-- for the rest.
 CREATE OR REPLACE FUNCTION iap.owed_revocations(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, revoked_at timestamptz,
                revocation_reason text, granted boolean, revocation_percentage int, revoked_quantity int)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT r.* FROM (
         SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
-               d.granted_at IS NOT NULL AS granted, d.revocation_percentage,
+               d.granted_at IS NOT NULL AS granted,
+               CASE WHEN d.revoked_at IS NULL THEN d.revocation_percentage - d.revocation_handled_percentage
+                    -- Revoked whole with nothing handled before: all of it (NULL), or the share a row revoked
+                    -- before migration 20 recorded.
+                    WHEN d.revocation_handled_percentage = 0 THEN d.revocation_percentage
+                    ELSE 100000 - d.revocation_handled_percentage END AS revocation_percentage,
                (CASE WHEN d.revoked_at IS NOT NULL THEN d.quantity ELSE d.revoked_quantity END)
                    - d.revocation_handled_quantity AS revoked_quantity
         FROM iap.deliveries d
         -- A bare user_id would name the column.
         WHERE d.user_id = owed_revocations.user_id
           AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
-               OR d.revoked_quantity > d.revocation_handled_quantity)
+               OR d.revoked_quantity > d.revocation_handled_quantity
+               OR (d.revoked_at IS NULL AND d.revocation_percentage > d.revocation_handled_percentage))
         UNION ALL
         -- A provisional grant verification refuted, one whose verification was cancelled or whose order the game
         -- closed, or one the game took that was exchanged for the real ledger rows (iap.provisional_grants): all
@@ -51,9 +60,13 @@ BEGIN
     END IF;
     UPDATE iap.deliveries
     SET revocation_handled_at = CASE WHEN revoked_at IS NOT NULL THEN now() ELSE revocation_handled_at END,
-        revocation_handled_quantity = CASE WHEN revoked_at IS NOT NULL THEN quantity ELSE revoked_quantity END
+        revocation_handled_quantity = CASE WHEN revoked_at IS NOT NULL THEN quantity ELSE revoked_quantity END,
+        revocation_handled_percentage = CASE WHEN revoked_at IS NOT NULL THEN 100000
+                                             ELSE greatest(revocation_handled_percentage,
+                                                           coalesce(revocation_percentage, 0)) END
     WHERE transaction_id = ANY (mark_revocation_handled.transaction_ids)
-      AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity);
+      AND ((revoked_at IS NOT NULL AND revocation_handled_at IS NULL) OR revoked_quantity > revocation_handled_quantity
+           OR (revoked_at IS NULL AND revocation_percentage > revocation_handled_percentage));
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     -- A refuted, cancelled or replaced provisional grant is handled under its own id, 'provisional:<order_id>'.
     UPDATE iap.provisional_grants SET revocation_handled_at = now()
@@ -97,8 +110,9 @@ FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)
 EXECUTE FUNCTION iap.notify_revoked();
 
 CREATE OR REPLACE TRIGGER deliveries_partly_revoked
-AFTER UPDATE OF revoked_quantity ON iap.deliveries
-FOR EACH ROW WHEN (NEW.revoked_at IS NULL AND NEW.revoked_quantity > OLD.revoked_quantity)
+AFTER UPDATE OF revoked_quantity, revocation_percentage ON iap.deliveries
+FOR EACH ROW WHEN (NEW.revoked_at IS NULL AND (NEW.revoked_quantity > OLD.revoked_quantity
+                   OR coalesce(NEW.revocation_percentage, 0) > coalesce(OLD.revocation_percentage, 0)))
 EXECUTE FUNCTION iap.notify_revoked();
 
 -- A purchase a store reported itself that an order matches, `input` of `kind` (a signed transaction, Apple's
@@ -154,6 +168,7 @@ CREATE OR REPLACE FUNCTION iap.revoke_refunded_units(transaction_ids text[]) RET
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     WITH changed AS (
         UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.units),
+            revocation_percentage = CASE WHEN s.units < d.quantity THEN (s.units::bigint * 100000 / d.quantity)::int END,
             revoked_at = CASE WHEN s.units >= d.quantity THEN s.last_voided_at END,
             revocation_reason = CASE WHEN s.units >= d.quantity THEN 'partial_refunds' END
         FROM (SELECT transaction_id, sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
@@ -179,6 +194,9 @@ BEGIN
     FROM iap.google_partial_refunds WHERE transaction_id = NEW.transaction_id;
     IF v_units IS NOT NULL THEN
         NEW.revoked_quantity := least(NEW.quantity, v_units);
+        IF v_units < NEW.quantity THEN
+            NEW.revocation_percentage := (v_units::bigint * 100000 / NEW.quantity)::int;
+        END IF;
         IF v_units >= NEW.quantity AND NEW.revoked_at IS NULL THEN
             NEW.revoked_at := v_last;
             NEW.revocation_reason := 'partial_refunds';

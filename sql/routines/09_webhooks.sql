@@ -73,7 +73,7 @@ BEGIN
                                   'granted', n.granted_at IS NOT NULL),
                1, n.transaction_id
         FROM added n
-        WHERE n.revoked_at IS NOT NULL OR n.revoked_quantity > 0
+        WHERE n.revoked_at IS NOT NULL OR n.revoked_quantity > 0 OR n.revocation_percentage > 0
         -- Each order's verification before its revocations, in the order the ids were written.
         ORDER BY order_id, rank, transaction_id
     ) e;
@@ -84,7 +84,8 @@ BEGIN
 END $$;
 
 -- delivery.revoked when a ledger row is revoked (revoked_at set: a refund, a revoke, a void, the last units of
--- partial refunds) or more of its units are (revoked_quantity grew while revoked_at is unset: a partial refund),
+-- partial refunds) or more of it is (revoked_quantity or revocation_percentage grew while revoked_at is unset: a
+-- partial or prorated refund),
 -- exactly when owed_revocations has something new to hand over; delivery.reinstated when its revocation is lifted.
 -- A revocation recorded again (Apple resends REFUND; a row whose revoked_at is rewritten) writes nothing: the
 -- trigger's WHEN leaves it out.
@@ -198,10 +199,13 @@ END $$;
 
 CREATE OR REPLACE TRIGGER deliveries_webhook_added AFTER INSERT ON iap.deliveries
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION iap.webhook_deliveries_added();
-CREATE OR REPLACE TRIGGER deliveries_webhook_revocation AFTER UPDATE OF revoked_at, revoked_quantity ON iap.deliveries
+CREATE OR REPLACE TRIGGER deliveries_webhook_revocation
+    AFTER UPDATE OF revoked_at, revoked_quantity, revocation_percentage ON iap.deliveries
     FOR EACH ROW
     WHEN ((OLD.revoked_at IS NULL) <> (NEW.revoked_at IS NULL)
-          OR (OLD.revoked_at IS NULL AND NEW.revoked_at IS NULL AND NEW.revoked_quantity > OLD.revoked_quantity))
+          OR (OLD.revoked_at IS NULL AND NEW.revoked_at IS NULL
+              AND (NEW.revoked_quantity > OLD.revoked_quantity
+                   OR coalesce(NEW.revocation_percentage, 0) > coalesce(OLD.revocation_percentage, 0))))
     EXECUTE FUNCTION iap.webhook_delivery_revocation();
 CREATE OR REPLACE TRIGGER provisional_grants_webhook AFTER INSERT OR UPDATE ON iap.provisional_grants
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_provisional_grant();

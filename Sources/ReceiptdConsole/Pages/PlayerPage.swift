@@ -2,7 +2,7 @@ import ReceiptdCore
 
 /// `GET /player?id=USER`: the user's orders (`#orders`, rows `tr[data-order-id]`), owed deliveries
 /// (`#owed-deliveries`), owed revocations (`#owed-revocations`), trust (`#trust`), unclaimed payments from their
-/// receipts (`#unclaimed`) and suspicious-receipt flags (`#suspicious`).
+/// receipts (`#unclaimed`), suspicious-receipt flags (`#suspicious`) and what they paid per currency (`#spent`).
 package enum PlayerPage {
     /// The page.
     package static func page(_ player: PlayerDetail) -> ConsolePage {
@@ -23,7 +23,25 @@ package enum PlayerPage {
                 \(unclaimed(player.unclaimed))
                 <h2>Suspicious receipts</h2>
                 \(suspicious(player.suspicious))
+                <h2>Paid</h2>
+                \(spent(player.spent))
                 """
+        )
+    }
+
+    /// The ledger's prices of the player's own purchases, per currency, before refunds.
+    private static func spent(_ totals: [PlayerDetail.Spending]) -> HTML {
+        let rows = totals.map { total -> HTML in
+            """
+            <tr data-currency="\(total.currency)"><td>\(total.currency)</td><td>\(total.total)</td>\
+            <td>\(total.purchases)</td></tr>
+            """
+        }
+        return ConsoleMarkup.table(
+            id: "spent",
+            headers: ["currency", "total before refunds", "purchases"],
+            rows: rows,
+            empty: "No purchase with a price (verifyReceipt answers state none)."
         )
     }
 

@@ -36,10 +36,17 @@ package struct NotificationPlanner: Sendable {
         switch type {
         case "REFUND", "REVOKE":
             guard let transaction else { return .fail("\(type) without a transaction") }
+            // A prorated refund of under the whole purchase revokes a share of a row that stays delivered; one of
+            // 100% (or without a readable share) is a refund of all of it.
+            let prorated =
+                type == "REFUND" && transaction.revocationType == "REFUND_PRORATED"
+                ? transaction.revocationPercentage.flatMap { (1..<100_000).contains($0) ? $0 : nil } : nil
             let reason =
                 type == "REVOKE"
-                ? "family_sharing" : (transaction.revocationReason == 1 ? "refund_app_issue" : "refund_other")
-            let percentage = transaction.revocationType == "REFUND_PRORATED" ? transaction.revocationPercentage : nil
+                ? "family_sharing"
+                : prorated != nil
+                    ? "refund_prorated" : (transaction.revocationReason == 1 ? "refund_app_issue" : "refund_other")
+            let percentage = prorated
             return .revoke(
                 transactionID: transaction.transactionID,
                 reason: reason,

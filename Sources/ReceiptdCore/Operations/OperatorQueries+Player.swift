@@ -9,7 +9,8 @@ extension OperatorQueries {
     package func player(_ userID: String) async throws -> PlayerDetail {
         let ordersLimit = Self.playerOrdersLimit
         let listLimit = Self.playerListLimit
-        let (orders, owed, revocations, trust, unclaimed, suspicious) = try await connection.withSession { session in
+        let (orders, owed, revocations, trust, unclaimed, suspicious, spent) = try await connection.withSession {
+            session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 let orders = try session.execute(
@@ -52,7 +53,8 @@ extension OperatorQueries {
                         FROM iap.deliveries d
                         WHERE d.user_id = $1
                           AND ((d.revoked_at IS NOT NULL AND d.revocation_handled_at IS NULL)
-                               OR d.revoked_quantity > d.revocation_handled_quantity)
+                               OR d.revoked_quantity > d.revocation_handled_quantity
+                               OR (d.revoked_at IS NULL AND d.revocation_percentage > d.revocation_handled_percentage))
                         UNION ALL
                         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.resolved_at,
                                \(Self.utc("g.resolved_at")),
@@ -84,7 +86,16 @@ extension OperatorQueries {
                     """,
                     [userID, listLimit]
                 )
-                return (orders, owed, revocations, trust, unclaimed, suspicious)
+                let spent = try session.execute(
+                    """
+                    SELECT currency, sum(price)::text AS total, count(*) AS purchases FROM iap.deliveries
+                    WHERE user_id = $1 AND price IS NOT NULL AND currency IS NOT NULL
+                      AND ownership IS DISTINCT FROM 'family_shared'
+                    GROUP BY currency ORDER BY currency
+                    """,
+                    [userID]
+                )
+                return (orders, owed, revocations, trust, unclaimed, suspicious, spent)
             }
         }
         let orderRows = try orders.namedRows.map { row in
@@ -114,6 +125,13 @@ extension OperatorQueries {
                     originalTransactionID: try row.string("original_transaction_id"),
                     ownerUserID: try row.string("owner_user_id"),
                     ownerOrderID: row["owner_order_id"]
+                )
+            },
+            spent: try spent.namedRows.map { row in
+                PlayerDetail.Spending(
+                    currency: try row.string("currency"),
+                    total: try row.string("total"),
+                    purchases: try row.int("purchases")
                 )
             }
         )

@@ -55,7 +55,8 @@ extension OperatorQueries {
                        \(Self.utc("delivered_at")) AS delivered_at, \(Self.utc("revoked_at")) AS revoked_at,
                        revocation_reason, revocation_percentage,
                        \(Self.utc("revocation_handled_at")) AS revocation_handled_at, revoked_quantity,
-                       revocation_handled_quantity
+                       revocation_handled_quantity, product_kind, ownership, price::text AS price, currency, offer_type,
+                       offer_id, purchase_option_id
                 FROM iap.deliveries WHERE order_id = $1 ORDER BY delivered_at, transaction_id
                 """,
                 [orderID]

@@ -103,6 +103,11 @@ package struct OperatorQueries: Sendable {
                               WHERE d.revoked_at IS NULL AND d.revoked_quantity > d.revocation_handled_quantity
                                 AND (SELECT max(p.recorded_at) FROM iap.google_partial_refunds p
                                      WHERE p.transaction_id = d.transaction_id) < now() - interval '10 minutes')
+                           -- Rows refunded by a share (Apple's prorated refunds) whose share is over 10 minutes old.
+                           + (SELECT count(*) FROM iap.deliveries d
+                              WHERE d.revoked_at IS NULL AND d.revocation_reason = 'refund_prorated'
+                                AND d.revocation_percentage > d.revocation_handled_percentage
+                                AND coalesce(d.store_time, d.delivered_at) < now() - interval '10 minutes')
                                AS revocations,
                            (SELECT count(*) FROM iap.store_notifications WHERE processed_at IS NULL) AS unprocessed,
                            (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications

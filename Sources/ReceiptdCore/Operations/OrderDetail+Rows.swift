@@ -68,7 +68,14 @@ extension OrderDetail.Delivery {
             revocationPercentage: row.optionalInt("revocation_percentage"),
             revocationHandledAt: row["revocation_handled_at"],
             revokedQuantity: try row.int("revoked_quantity"),
-            revocationHandledQuantity: try row.int("revocation_handled_quantity")
+            revocationHandledQuantity: try row.int("revocation_handled_quantity"),
+            productKind: row["product_kind"],
+            ownership: row["ownership"],
+            price: row["price"],
+            currency: row["currency"],
+            offerType: row["offer_type"],
+            offerID: row["offer_id"],
+            purchaseOptionID: row["purchase_option_id"]
         )
     }
 }

@@ -93,7 +93,8 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var revokedAt: String? = nil
         /// Why: `refund_other`, `refund_app_issue`, `family_sharing`, or Google's reason.
         package var revocationReason: String? = nil
-        /// A prorated refund's share, in thousandths of a percent (50000 is half); `nil` for all of it.
+        /// The share revoked, in thousandths of a percent (50000 is half): Apple's prorated refund, Google's partial
+        /// refunds; `nil` for all of it (once revoked) or none.
         package var revocationPercentage: Int? = nil
         /// When the game confirmed it handled the revocation (`iap.mark_revocation_handled`).
         package var revocationHandledAt: String? = nil
@@ -101,6 +102,20 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var revokedQuantity = 0
         /// Units whose revocation the game confirmed it handled.
         package var revocationHandledQuantity = 0
+        /// The kind it was settled as (`consumable`, `non_consumable`, …), where known.
+        package var productKind: String? = nil
+        /// `purchased` or `family_shared`, where the store says.
+        package var ownership: String? = nil
+        /// The transaction's total in the currency's units (`0.99`), where the store says.
+        package var price: String? = nil
+        /// The price's ISO 4217 code.
+        package var currency: String? = nil
+        /// `introductory`, `promotional`, `offer_code`, `win_back`, where an offer applied.
+        package var offerType: String? = nil
+        /// The offer's identifier.
+        package var offerID: String? = nil
+        /// Google's purchase option.
+        package var purchaseOptionID: String? = nil
     }
 
     /// The order's `iap.provisional_grants` row: its product granted before verification ended.

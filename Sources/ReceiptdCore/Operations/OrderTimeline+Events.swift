@@ -52,6 +52,19 @@ extension OrderTimeline {
                         ("purchased", delivery.purchaseDate), ("environment", delivery.environment),
                         ("job", delivery.jobID.map { "job \($0)" }),
                         ("granted by the game", grantedAt[delivery.transactionID]),
+                        ("kind", delivery.productKind), ("ownership", delivery.ownership),
+                        ("price", delivery.price.map { price in delivery.currency.map { "\(price) \($0)" } ?? price }),
+                        ("offer", delivery.offerType.map { type in delivery.offerID.map { "\(type) \($0)" } ?? type }),
+                        ("purchase option", delivery.purchaseOptionID),
+                        // A share refunded (prorated, or Google's partial refunds) of a row that stays delivered.
+                        (
+                            "revoked share",
+                            delivery.revokedAt == nil
+                                ? delivery.revocationPercentage.map {
+                                    "\(Double($0) / 1000) % (\(delivery.revokedQuantity) unit(s))"
+                                }
+                                : nil
+                        ),
                     ]
                 )
             )

@@ -68,4 +68,17 @@ package struct PlayerDetail: Sendable, Encodable, Equatable {
     package var unclaimed: [UnclaimedPayment]
     /// The player's receipts that carried purchases of someone else, newest first.
     package var suspicious: [SuspiciousReceipt]
+    /// What the player paid, per currency: the ledger's prices of their own purchases (family-shared ones are
+    /// another member's payment), before refunds; purchases whose store stated no price are left out.
+    package var spent: [Spending] = []
+
+    /// One currency's total of `spent`.
+    package struct Spending: Sendable, Codable, Equatable {
+        /// ISO 4217.
+        package var currency: String
+        /// The total in the currency's units, as PostgreSQL's numeric text (`10.98`).
+        package var total: String
+        /// How many ledger rows it sums.
+        package var purchases: Int
+    }
 }

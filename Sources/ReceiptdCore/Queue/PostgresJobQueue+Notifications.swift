@@ -215,27 +215,41 @@ extension PostgresJobQueue: NotificationProcessing {
         """,
         // Remembered whatever the ledger holds; the ledger row, if any, revoked once (its trigger tells the game)
         // and dated $7 (store_time). Older than the row's store_time ($7): nothing changes, `current` is false.
+        // A prorated refund ($3 `refund_prorated`, share $4) leaves the row delivered with that share and its
+        // whole units revoked, and only ever raises them; a refund of it all revokes the row, whatever share went
+        // before. A smaller or equal share, or any refund of a revoked row, only dates the row.
         revoke: """
         WITH ledger AS (
             SELECT store_time FROM iap.deliveries WHERE store = $6 AND transaction_id = $1 FOR UPDATE
         ), news AS (
             SELECT NOT EXISTS (SELECT 1 FROM ledger WHERE store_time > to_timestamp($7::bigint / 1000.0)) AS current
         ), remembered AS (
-            INSERT INTO iap.revoked_transactions (store, transaction_id, revoked_at, revocation_reason, revocation_percentage,
-                                                  notification_id)
+            INSERT INTO iap.revoked_transactions AS r (store, transaction_id, revoked_at, revocation_reason,
+                                                       revocation_percentage, notification_id)
             SELECT $6, $1, to_timestamp($2::bigint / 1000.0), $3, $4::int, $5::bigint FROM news WHERE news.current
             ON CONFLICT (store, transaction_id) DO UPDATE SET revoked_at = excluded.revoked_at,
                 revocation_reason = excluded.revocation_reason, revocation_percentage = excluded.revocation_percentage,
                 notification_id = excluded.notification_id, recorded_at = now()
+            WHERE excluded.revocation_reason <> 'refund_prorated'
+               OR (r.revocation_reason = 'refund_prorated' AND r.revocation_percentage < excluded.revocation_percentage)
         ), revoked AS (
             UPDATE iap.deliveries SET revoked_at = to_timestamp($2::bigint / 1000.0), revocation_reason = $3,
-                revocation_percentage = $4::int, store_time = to_timestamp($7::bigint / 1000.0)
+                revocation_percentage = NULL, store_time = to_timestamp($7::bigint / 1000.0)
             WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
+              AND $3 <> 'refund_prorated'
+            RETURNING transaction_id
+        ), prorated AS (
+            UPDATE iap.deliveries SET revocation_percentage = $4::int, revocation_reason = $3,
+                revoked_quantity = greatest(revoked_quantity, (quantity::bigint * $4::int / 100000)::int),
+                store_time = to_timestamp($7::bigint / 1000.0)
+            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
+              AND $3 = 'refund_prorated' AND coalesce(revocation_percentage, 0) < $4::int
             RETURNING transaction_id
         ), dated AS (
-            -- Revoked already: only the news's time is kept.
+            -- Revoked already, or as much of it: only the news's time is kept.
             UPDATE iap.deliveries SET store_time = to_timestamp($7::bigint / 1000.0)
-            WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NOT NULL AND (SELECT current FROM news)
+            WHERE store = $6 AND transaction_id = $1 AND (SELECT current FROM news)
+              AND (revoked_at IS NOT NULL OR ($3 = 'refund_prorated' AND coalesce(revocation_percentage, 0) >= $4::int))
             RETURNING transaction_id
         )
         SELECT EXISTS (SELECT 1 FROM ledger) AS delivered, (SELECT current FROM news) AS current
@@ -307,11 +321,16 @@ extension PostgresJobQueue: NotificationProcessing {
         // A settle that read the ledger's revocations before one committed may have delivered the transaction
         // after: the revocation catches up with the row here (a day back is far beyond any such race).
         sweep: """
-        UPDATE iap.deliveries d SET revoked_at = r.revoked_at, revocation_reason = r.revocation_reason,
-            revocation_percentage = r.revocation_percentage
+        UPDATE iap.deliveries d SET revoked_at = CASE WHEN r.revocation_reason <> 'refund_prorated' THEN r.revoked_at END,
+            revocation_reason = r.revocation_reason,
+            revocation_percentage = CASE WHEN r.revocation_reason = 'refund_prorated' THEN r.revocation_percentage END,
+            revoked_quantity = CASE WHEN r.revocation_reason = 'refund_prorated'
+                                    THEN greatest(d.revoked_quantity, (d.quantity::bigint * r.revocation_percentage / 100000)::int)
+                                    ELSE d.revoked_quantity END
         FROM iap.revoked_transactions r
         WHERE r.recorded_at > now() - interval '1 day' AND d.store = r.store AND d.transaction_id = r.transaction_id
           AND d.revoked_at IS NULL
+          AND (r.revocation_reason <> 'refund_prorated' OR coalesce(d.revocation_percentage, 0) < r.revocation_percentage)
         """,
         // The same for quantity-based partial refunds recorded while their purchase was being delivered.
         sweepPartialRefunds: """

@@ -88,7 +88,7 @@ extension PostgresJobQueue {
         """,
         // Transactions a store reported revoked (a refund before delivery): nothing delivers them, whatever the input says.
         revoked: """
-        SELECT store, transaction_id FROM iap.revoked_transactions
+        SELECT store, transaction_id, revocation_reason, revocation_percentage FROM iap.revoked_transactions
         WHERE transaction_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """,
         // The catalogue's kinds of the batch's products: the ledger's product_kind, Google's finalizing call.
@@ -152,7 +152,15 @@ extension PostgresJobQueue {
             return results
         }
         let writes =
-            [settleStatement(settled, owner: owner, orders: ledger, catalogue: read.catalogue)]
+            [
+                settleStatement(
+                    settled,
+                    owner: owner,
+                    orders: ledger,
+                    catalogue: read.catalogue,
+                    proratedShares: read.proratedShares
+                )
+            ]
             + followUps(settled, ledger: ledger, catalogue: read.catalogue, unclaimedSince: unclaimedSince)
             + [SQLStatement("COMMIT")]
         _ = try session.pipeline(writes)
@@ -299,12 +307,25 @@ extension PostgresJobQueue {
         _ settled: [(VerifiedAnswer, DeliveryPlan)],
         owner: String,
         orders: LedgerView,
-        catalogue: ProductCatalogue
+        catalogue: ProductCatalogue,
+        proratedShares: [RevokedTransactionKey: Int]
     ) -> SQLStatement {
         let deliveries = settled.flatMap { answer, plan in
             plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
                 let purchase = answer.transactions.first { $0.transactionID == delivery.transactionID }
                 let kind = purchase.flatMap(catalogue.kind(of:))
+                // Refunded in part before delivery: delivered with that share (and its whole units) revoked.
+                let share = proratedShares[
+                    RevokedTransactionKey(store: answer.store, transactionID: delivery.transactionID)
+                ]
+                let prorated: [(String, JSONText.Value)] =
+                    share.map { share in
+                        [
+                            ("revocation_percentage", .int(Int64(share))),
+                            ("revoked_quantity", .int(Int64(delivery.quantity) * Int64(share) / 100_000)),
+                            ("revocation_reason", .string(RevokedTransactionKey.proratedReason)),
+                        ]
+                    } ?? []
                 return [
                     ("transaction_id", .string(delivery.transactionID)), ("order_id", .string(delivery.orderID)),
                     ("user_id", .string(answer.job.userID)),
@@ -314,6 +335,7 @@ extension PostgresJobQueue {
                     ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
                     ("store", .string(answer.store.rawValue)),
                 ] + Self.detailFields(purchase, kind: kind) + Self.finalizationFields(answer.finalization, kind: kind)
+                    + prorated
             }
         }
         let owners = settled.flatMap { answer, plan in

@@ -53,7 +53,8 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
     /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units), unless the ledger row
     /// has newer news (`store_time`).
     static let revokeWhole = """
-        UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason
+        UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason,
+            revocation_percentage = NULL
         FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text, quantity int)
         WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
           AND (v.quantity IS NULL OR v.quantity >= d.quantity)

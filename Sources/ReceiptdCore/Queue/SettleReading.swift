@@ -8,8 +8,11 @@ struct SettleReading {
     var delivered: [String: String]
     /// The first owner (user) of each original transaction the batch carries that has one.
     var owners: [String: String]
-    /// The batch's transactions a store reported revoked (`iap.revoked_transactions`), by store.
+    /// The batch's transactions a store reported revoked whole (`iap.revoked_transactions`), by store.
     var revoked: Set<RevokedTransactionKey>
+    /// The batch's transactions a store refunded a share of before delivery (`refund_prorated`), with the share in
+    /// thousandths of a percent: they still deliver, with that share revoked.
+    var proratedShares: [RevokedTransactionKey: Int] = [:]
     /// The catalogue's rows for the batch's products.
     var catalogue: ProductCatalogue
 
@@ -33,18 +36,28 @@ struct SettleReading {
             try ownerRows.namedRows.map { (try $0.string("original_transaction_id"), try $0.string("user_id")) },
             uniquingKeysWith: { first, _ in first }
         )
-        revoked = Set(
-            try results[5].namedRows.compactMap { row -> RevokedTransactionKey? in
-                guard let store = Store(rawValue: try row.string("store")) else { return nil }
-                return RevokedTransactionKey(store: store, transactionID: try row.string("transaction_id"))
+        var revoked: Set<RevokedTransactionKey> = []
+        for row in results[5].namedRows {
+            guard let store = Store(rawValue: try row.string("store")) else { continue }
+            let key = RevokedTransactionKey(store: store, transactionID: try row.string("transaction_id"))
+            if try row.string("revocation_reason") == RevokedTransactionKey.proratedReason,
+                let share = row.optionalInt("revocation_percentage")
+            {
+                proratedShares[key] = share
+            } else {
+                revoked.insert(key)
             }
-        )
+        }
+        self.revoked = revoked
         catalogue = try ProductCatalogue(results[6])
     }
 }
 
 /// A transaction a store reported revoked, as `iap.revoked_transactions` keys it.
 struct RevokedTransactionKey: Hashable {
+    /// The `revocation_reason` of a prorated refund: a share of the purchase, which still delivers.
+    static let proratedReason = "refund_prorated"
+
     /// The store that reported it.
     var store: Store
     /// Its ledger id.
