@@ -8,6 +8,10 @@ import NIOCore
 ///   `POST /fake/consumption-script` with `{"script":[steps]}`), then 400 `{"errorCode":4000000}` unless the body
 ///   has `customerConsented` true, a `deliveryStatus` and `sampleContentProvided`, else 202 with an empty body.
 ///   Every call is recorded (``recordedConsumptionRequests()``).
+/// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` (and under `/sandbox`), Set App Account
+///   Token: the bearer check (401), then the next step of its script if any (``scriptAppAccountToken(_:)``), then 400
+///   `{"errorCode":4000183}` unless the body's `appAccountToken` is a UUID, else 200 with an empty body. Every call is
+///   recorded (``recordedAppAccountTokenRequests()``).
 /// - `POST /inApps/v1/notifications/history` (and under `/sandbox`), Get Notification History: the bearer check,
 ///   the history script (``scriptNotificationHistory(_:)``, `POST /fake/notification-history-script`), then the
 ///   notifications this stand-in sent in that environment whose `signedDate` is in [`startDate`, `endDate`), oldest
@@ -41,6 +45,16 @@ extension AppStoreStandIn {
     /// Every Send Consumption Information call so far, in arrival order.
     package func recordedConsumptionRequests() -> [RecordedConsumptionRequest] {
         notificationLedger.consumptionRequests()
+    }
+
+    /// The steps the next Set App Account Token calls get, one a call (e.g. `ScriptStep(http: 500)`).
+    package func scriptAppAccountToken(_ steps: [ScriptStep]) {
+        notificationLedger.scriptAppAccountToken(steps)
+    }
+
+    /// Every Set App Account Token call so far, in arrival order.
+    package func recordedAppAccountTokenRequests() -> [RecordedAppAccountTokenRequest] {
+        notificationLedger.appAccountTokenRequests()
     }
 
     /// Every Get Notification History call so far, in arrival order.

@@ -11,6 +11,8 @@ final class ServerAPINotificationLedger: Sendable {
         var historyQueries: [RecordedNotificationHistoryQuery] = []
         var consumptionScript: [ScriptStep] = []
         var historyScript: [ScriptStep] = []
+        var appAccountTokens: [RecordedAppAccountTokenRequest] = []
+        var appAccountTokenScript: [ScriptStep] = []
     }
 
     private let state = Mutex(State())
@@ -48,6 +50,26 @@ final class ServerAPINotificationLedger: Sendable {
     /// Sets the steps the next Get Notification History calls get, one a call, in order.
     func scriptHistory(_ steps: [ScriptStep]) {
         state.withLock { $0.historyScript = steps }
+    }
+
+    /// Sets the steps the next Set App Account Token calls get, one a call, in order (then the normal answer).
+    func scriptAppAccountToken(_ steps: [ScriptStep]) {
+        state.withLock { $0.appAccountTokenScript = steps }
+    }
+
+    /// The next Set App Account Token step, taken off the script.
+    func nextAppAccountTokenStep() -> ScriptStep? {
+        state.withLock { $0.appAccountTokenScript.isEmpty ? nil : $0.appAccountTokenScript.removeFirst() }
+    }
+
+    /// Logs a Set App Account Token call.
+    func record(_ request: RecordedAppAccountTokenRequest) {
+        state.withLock { $0.appAccountTokens.append(request) }
+    }
+
+    /// The Set App Account Token calls so far, in arrival order.
+    func appAccountTokenRequests() -> [RecordedAppAccountTokenRequest] {
+        state.withLock { $0.appAccountTokens }
     }
 
     /// The next Send Consumption Information step, taken off the script.

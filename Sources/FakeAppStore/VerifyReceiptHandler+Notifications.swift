@@ -7,6 +7,8 @@ extension VerifyReceiptHandler {
     enum NotificationRoute: Equatable {
         /// `PUT …/inApps/v2/transactions/consumption/{id}`.
         case consumption(RecordedRequest.Environment, transactionID: String)
+        /// `PUT …/inApps/v1/transactions/{originalTransactionId}/appAccountToken`.
+        case appAccountToken(RecordedRequest.Environment, originalTransactionID: String)
         /// `POST …/inApps/v1/notifications/history`.
         case history(RecordedRequest.Environment)
         /// `POST /fake/notifications`: sign, remember and post a notification.
@@ -24,6 +26,14 @@ extension VerifyReceiptHandler {
                 ("/sandbox/inApps/v2/transactions/consumption/", .sandbox),
             ] where path.hasPrefix(prefix) && path.count > prefix.count {
                 return .consumption(environment, transactionID: String(path.dropFirst(prefix.count)))
+            }
+            for (prefix, environment) in [
+                ("/inApps/v1/transactions/", RecordedRequest.Environment.production),
+                ("/sandbox/inApps/v1/transactions/", .sandbox),
+            ] where path.hasPrefix(prefix) && path.hasSuffix("/appAccountToken") {
+                let id = path.dropFirst(prefix.count).dropLast("/appAccountToken".count)
+                guard !id.isEmpty, !id.contains("/") else { return nil }
+                return .appAccountToken(environment, originalTransactionID: String(id))
             }
             return nil
         case .POST:
@@ -57,6 +67,23 @@ extension VerifyReceiptHandler {
                     environment: environment,
                     transactionID: transactionID.removingPercentEncoding ?? transactionID,
                     body: String(decoding: data, as: UTF8.self),
+                    bearerFailure: serverAPI.bearerCheck.failure(
+                        authorization: head.headers.first(name: "authorization")
+                    ),
+                    httpStatus: reply.status,
+                    receivedAt: Date()
+                )
+            )
+            writeReply(reply.reply, for: head, context: context)
+        case .appAccountToken(let environment, let originalTransactionID):
+            let reply = appAccountTokenReply(head, data)
+            ledger.record(
+                RecordedAppAccountTokenRequest(
+                    environment: environment,
+                    originalTransactionID: originalTransactionID.removingPercentEncoding ?? originalTransactionID,
+                    appAccountToken: ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any])?[
+                        "appAccountToken"
+                    ] as? String,
                     bearerFailure: serverAPI.bearerCheck.failure(
                         authorization: head.headers.first(name: "authorization")
                     ),
@@ -108,6 +135,24 @@ extension VerifyReceiptHandler {
             return (reply, 400)
         }
         return (.emptyHTTP(status: 202, retryAfter: nil), 202)
+    }
+
+    /// Set App Account Token's answer: the bearer check, the script, the body's UUID, then 200.
+    private func appAccountTokenReply(
+        _ head: HTTPRequestHead,
+        _ data: Data
+    ) -> (reply: ServerAPIAnswer.Reply, status: Int) {
+        if serverAPI.bearerCheck.failure(authorization: head.headers.first(name: "authorization")) != nil {
+            return (.emptyHTTP(status: 401, retryAfter: nil), 401)
+        }
+        if let step = serverAPI.notifications.nextAppAccountTokenStep(), let reply = serverAPI.scriptedReply(step) {
+            return (reply, Self.status(of: reply))
+        }
+        let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        guard (fields?["appAccountToken"] as? String).flatMap(UUID.init(uuidString:)) != nil else {
+            return (serverAPI.error(4_000_183, status: 400), 400)
+        }
+        return (.emptyHTTP(status: 200, retryAfter: nil), 200)
     }
 
     /// Get Notification History's answer: a page of the notifications sent in the environment, signed in the

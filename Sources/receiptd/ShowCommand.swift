@@ -139,10 +139,26 @@ struct ShowCommand: OperatorCommand {
                         ]
                     }
                 ).render()
+        // Shown only where an assignment owed Apple the player's app account token.
+        let tokenCalls =
+            detail.appAccountTokenCalls.isEmpty
+            ? []
+            : [
+                "App account token (Set App Account Token):\n"
+                    + TextTable(
+                        headers: ["TRANSACTION", "ORIGINAL", "STATE", "ATTEMPTS", "SENT", "LAST ERROR"],
+                        rows: detail.appAccountTokenCalls.map { call in
+                            [
+                                call.transactionID, call.originalTransactionID, call.state, String(call.attempts),
+                                call.sentAt, call.lastError,
+                            ]
+                        }
+                    ).render()
+            ]
         return
             ([header, "Jobs:\n" + jobs, attemptTable, deliveries] + (grant.map { [$0] } ?? []) + [
                 notifications, webhooks,
-            ])
+            ] + tokenCalls)
             .joined(separator: "\n\n")
     }
 

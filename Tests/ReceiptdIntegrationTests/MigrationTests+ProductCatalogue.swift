@@ -68,6 +68,7 @@ extension MigrationTests {
             #expect(try await f.value("SELECT count(*) FROM iap.owed_revocations('u1')") == "0")
             #expect(try await f.value("SELECT action FROM iap.google_finalizations") == "acknowledge")
             #expect(try await f.value("SELECT count(*) FROM iap.products") == "0")
+            #expect(try await f.value("SELECT count(*) FROM iap.app_account_token_calls") == "0")
             try await f.connection.execute("SELECT iap.define_product('google', 'sword', 'non_consumable')")
             #expect(
                 try await f.value("SELECT kind || '/' || source FROM iap.products WHERE product_id = 'sword'")

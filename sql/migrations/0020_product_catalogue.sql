@@ -43,3 +43,26 @@ UPDATE iap.deliveries
 SET revocation_percentage = (revoked_quantity::bigint * 100000 / quantity)::int,
     revocation_handled_percentage = (revocation_handled_quantity::bigint * 100000 / quantity)::int
 WHERE store = 'google' AND revoked_at IS NULL AND revoked_quantity > 0;
+
+-- Naming the player to Apple: when an operator assigns an App Store payment that carries no app account token to
+-- an order that has one, the call Set App Account Token (PUT /inApps/v1/transactions/{originalTransactionId}/
+-- appAccountToken) is owed, written in the assignment's transaction and made by the daemons: later notifications
+-- about the purchase then name the player. `pending` until Apple takes it (`sent`) or refuses it for good
+-- (`failed`, with Apple's answer in last_error); a daemon holds a row for its lease while it calls.
+CREATE TABLE iap.app_account_token_calls (
+    transaction_id          text PRIMARY KEY,
+    original_transaction_id text NOT NULL,
+    app_account_token       uuid NOT NULL,
+    environment             text NOT NULL DEFAULT 'Production',
+    order_id                text NOT NULL,
+    state                   text NOT NULL DEFAULT 'pending' CHECK (state = ANY ('{pending,sent,failed}'::text[])),
+    attempts                int NOT NULL DEFAULT 0,
+    run_at                  timestamptz NOT NULL DEFAULT now(),
+    locked_by               text,
+    locked_until            timestamptz,
+    last_error              text,
+    created_at              timestamptz NOT NULL DEFAULT now(),
+    sent_at                 timestamptz
+);
+CREATE INDEX app_account_token_calls_due ON iap.app_account_token_calls (run_at) WHERE state = 'pending';
+CREATE INDEX app_account_token_calls_order ON iap.app_account_token_calls (order_id);

@@ -158,6 +158,19 @@ BEGIN
                         v_payment.purchase_token, CASE v_kind WHEN 'consumable' THEN 'consume' ELSE 'acknowledge' END)
                 ON CONFLICT (transaction_id) DO NOTHING;
             END IF;
+            -- An App Store payment without an app account token (an offer code redeemed in the App Store, a purchase
+            -- outside the game's checkout) given to an order that has one: Apple is told whose it is, so that its
+            -- later notifications name the player. The daemons make the call (iap.app_account_token_calls).
+            IF v_payment.store = 'apple' AND v_payment.app_account_token IS NULL
+               AND v_order.app_account_token IS NOT NULL THEN
+                INSERT INTO iap.app_account_token_calls (transaction_id, original_transaction_id, app_account_token,
+                                                         environment, order_id)
+                VALUES (assign_payment.transaction_id,
+                        coalesce(v_payment.original_transaction_id, assign_payment.transaction_id),
+                        v_order.app_account_token, coalesce(v_payment.environment, 'Production'),
+                        assign_payment.order_id)
+                ON CONFLICT (transaction_id) DO NOTHING;
+            END IF;
             -- Rows recorded before migration 7 lack the original id: the transaction id stands in for it.
             INSERT INTO iap.transaction_owners (original_transaction_id, user_id, order_id)
             VALUES (coalesce(v_payment.original_transaction_id, assign_payment.transaction_id), v_order.user_id,

@@ -45,6 +45,7 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
         -- The catalogue: read at every settle, written when the App Store names a product's type.
         GRANT SELECT, INSERT, UPDATE ON iap.products TO receiptd_worker;
+        GRANT SELECT, UPDATE ON iap.app_account_token_calls TO receiptd_worker;
         -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
         -- Store notifications: the intake records them, the daemons process them, answer consumption requests
@@ -110,7 +111,7 @@ BEGIN
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
             iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
             iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions,
-            iap.products
+            iap.products, iap.app_account_token_calls
             TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
             iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),

@@ -19,8 +19,9 @@ extension ReceiptDaemon {
     ) -> [any Service] {
         let (serverAPI, google) = clients
         let (storeNotifications, googleLookups, webhookEvents) = doorbells
-        // With the Server API key: consumption answers, and the notification history catch-up, whose records are
-        // verified as the intake verifies a push (tests may pass another check).
+        // With the Server API key: consumption answers, app account tokens owed since an assignment, and the
+        // notification history catch-up, whose records are verified as the intake verifies a push (tests may pass
+        // another check).
         let historyVerifier =
             notificationVerifier
             ?? { [verifier = AppleNotificationVerifier(storeKit: storeKit, daemon: configuration)] payload in
@@ -38,6 +39,14 @@ extension ReceiptDaemon {
                         lease: configuration.lease,
                         logger: logger,
                         metrics: metrics
+                    ),
+                    AppAccountTokenSetter(
+                        queue: queue,
+                        client: client,
+                        backoff: configuration.backoff,
+                        pollInterval: configuration.pollInterval,
+                        lease: configuration.lease,
+                        logger: logger
                     ),
                     NotificationHistoryPoller(
                         store: queue,

@@ -100,7 +100,15 @@ extension OperatorQueries {
                 [orderID]
             )
             let webhooks = try Self.webhookEvents(ofOrder: orderID, in: session)
-            return (order, jobs, attempts, deliveries, notifications, grant, webhooks)
+            let tokenCalls = try session.execute(
+                """
+                SELECT transaction_id, original_transaction_id, state, attempts, last_error,
+                       \(Self.utc("sent_at")) AS sent_at
+                FROM iap.app_account_token_calls WHERE order_id = $1 ORDER BY created_at, transaction_id
+                """,
+                [orderID]
+            )
+            return (order, jobs, attempts, deliveries, notifications, grant, webhooks, tokenCalls)
         }()
         guard let orderRow = rows.0.first else { throw OperatorError.notFound("no order \(argument)") }
         let attemptsByJob = try Dictionary(grouping: rows.2.namedRows, by: { try $0.int64("job_id") })
@@ -113,7 +121,17 @@ extension OperatorQueries {
             deliveries: try rows.3.namedRows.map(OrderDetail.Delivery.init(row:)),
             notifications: try rows.4.namedRows.map(NotificationSummary.init(row:)),
             provisionalGrant: try rows.5.namedRows.first.map(OrderDetail.ProvisionalGrant.init(row:)),
-            webhookEvents: rows.6
+            webhookEvents: rows.6,
+            appAccountTokenCalls: try rows.7.namedRows.map { row in
+                OrderDetail.AppAccountTokenCall(
+                    transactionID: try row.string("transaction_id"),
+                    originalTransactionID: try row.string("original_transaction_id"),
+                    state: try row.string("state"),
+                    attempts: try row.int("attempts"),
+                    lastError: row["last_error"],
+                    sentAt: row["sent_at"]
+                )
+            }
         )
     }
 }

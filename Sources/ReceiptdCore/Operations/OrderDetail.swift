@@ -158,4 +158,23 @@ package struct OrderDetail: Sendable, Codable, Equatable {
     package var provisionalGrant: ProvisionalGrant? = nil
     /// The webhook events about it, in the order written.
     package var webhookEvents: [WebhookEventSummary] = []
+    /// The Set App Account Token calls its assigned payments owe Apple (`iap.app_account_token_calls`).
+    package var appAccountTokenCalls: [AppAccountTokenCall] = []
+
+    /// One Set App Account Token call: Apple told (or to be told) that a payment assigned to this order is the
+    /// player's.
+    package struct AppAccountTokenCall: Sendable, Codable, Equatable {
+        /// The assigned payment's ledger id.
+        package var transactionID: String
+        /// The purchase's original transaction id, which the call names.
+        package var originalTransactionID: String
+        /// `pending`, `sent` or `failed` (Apple refused it for good).
+        package var state: String
+        /// Tries so far.
+        package var attempts: Int
+        /// The last failure, or Apple's refusal.
+        package var lastError: String?
+        /// When Apple took it.
+        package var sentAt: String?
+    }
 }
