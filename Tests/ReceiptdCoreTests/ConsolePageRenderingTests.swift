@@ -73,6 +73,7 @@ import Testing
                         "createdAt": "2026-11-23T00:00:04Z", "payload": ["x": h],
                     ]
                 ],
+                "appAccountTokenCalls": [[String: Any]](),
             ],
         ]
         return try JSONDecoder().decode(OrderTimeline.self, from: JSONSerialization.data(withJSONObject: object))
