@@ -82,7 +82,7 @@ struct ShowCommand: OperatorCommand {
                         [
                             delivery.transactionID, String(delivery.quantity), delivery.jobID.map(String.init),
                             delivery.environment, delivery.productKind, delivery.ownership,
-                            delivery.price.map { price in delivery.currency.map { "\(price) \($0)" } ?? price },
+                            delivery.priceText,
                             offer(delivery),
                             delivery.purchaseDate, delivery.deliveredAt, delivery.revokedAt, delivery.revocationReason,
                             delivery.revokedAt == nil
@@ -195,9 +195,7 @@ struct ShowCommand: OperatorCommand {
 
     /// The offer a purchase was made under, for people: `offer_code LAUNCH2026`, a purchase option after a slash.
     static func offer(_ delivery: OrderDetail.Delivery) -> String? {
-        let offer =
-            delivery.offerType.map { type in delivery.offerID.map { "\(type) \($0)" } ?? type } ?? delivery.offerID
-        let parts = [offer, delivery.purchaseOptionID.map { "option \($0)" }].compactMap { $0 }
+        let parts = [delivery.offerText, delivery.purchaseOptionID.map { "option \($0)" }].compactMap { $0 }
         return parts.isEmpty ? nil : parts.joined(separator: " / ")
     }
 

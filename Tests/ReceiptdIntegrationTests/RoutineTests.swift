@@ -8,7 +8,8 @@ import Testing
 @Suite struct RoutineTests {
     /// Every function of schema `iap` (name and argument types), and the roles that may execute it: the README's
     /// "Roles" section. `enqueue_job`, `check_identifier`, `enqueue_notified` and `cancel_provisional_grant` are for
-    /// the functions that run as their owner; `job_store` and `trust_level` are inlined into the daemon's triggers.
+    /// the functions that run as their owner; `job_store`, `trust_level`, `prorated_units` and `units_share` are
+    /// inlined into the daemon's queries.
     static let grants: [String: [String]] = [
         "check_identifier(text, text, text)": [],
         "enqueue_job(text, text, text, text, text, text, integer, uuid, text)": [],
@@ -37,6 +38,8 @@ import Testing
         "purge_finished(interval, integer)": ["receiptd_worker"],
         "lose_trust(text, text, text, text)": ["receiptd_worker"],
         "job_store(text)": ["receiptd_worker"],
+        "prorated_units(integer, integer)": ["receiptd_worker"],
+        "units_share(integer, integer)": ["receiptd_worker"],
         "trust_level(boolean, text, boolean, boolean)": ["receiptd_worker"],
         "cancel_provisional_grant(text)": [],
         "apply_trust_rules()": [],
@@ -58,7 +61,10 @@ import Testing
     ]
 
     /// The helpers the planner inlines into the queries calling them (sql/routines/08_trust.sql).
-    static let inlined: Set<String> = ["job_store(text)", "trust_level(boolean, text, boolean, boolean)"]
+    static let inlined: Set<String> = [
+        "job_store(text)", "trust_level(boolean, text, boolean, boolean)", "prorated_units(integer, integer)",
+        "units_share(integer, integer)",
+    ]
 
     /// Each function of schema `iap`, as `name(argument types)`: two rows of one name are overloads.
     static func functions(_ connection: PostgresConnection) async throws -> [String] {

@@ -2,6 +2,21 @@
 -- (owed_revocations, mark_revocation_handled, NOTIFY iap_revoked), and the player's consent to consumption
 -- answers. The daemons' processing of store notifications writes through these tables.
 
+-- The two rules between a refunded share (thousandths of a percent, 100000 is all) and whole units, written once.
+-- IMMUTABLE SQL without settings, reading no table, inlined into the queries calling them (as job_store is,
+-- 08_trust.sql); the daemon's role may execute them, which inlining needs.
+-- The whole units a share of `quantity` units revokes: 40% of 5 is 2, of 1 is 0.
+CREATE OR REPLACE FUNCTION iap.prorated_units(quantity int, share int) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (quantity::bigint * share / 100000)::int
+$$;
+
+-- The share `units` of `quantity` units are: 2 of 5 is 40000.
+CREATE OR REPLACE FUNCTION iap.units_share(units int, quantity int) RETURNS int
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT (units::bigint * 100000 / quantity)::int
+$$;
+
 -- The game asks at the player's login, as it asks owed_deliveries: revoked ledger rows it has not handled yet,
 -- oldest revocation first. `granted` says whether the game had granted the units (take them back) or not (never
 -- grant them). `revocation_percentage` is the share of the row revoked and not yet handled, in thousandths of a
@@ -168,7 +183,7 @@ CREATE OR REPLACE FUNCTION iap.revoke_refunded_units(transaction_ids text[]) RET
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     WITH changed AS (
         UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, s.units),
-            revocation_percentage = CASE WHEN s.units < d.quantity THEN (s.units::bigint * 100000 / d.quantity)::int END,
+            revocation_percentage = CASE WHEN s.units < d.quantity THEN iap.units_share(s.units, d.quantity) END,
             revoked_at = CASE WHEN s.units >= d.quantity THEN s.last_voided_at END,
             revocation_reason = CASE WHEN s.units >= d.quantity THEN 'partial_refunds' END
         FROM (SELECT transaction_id, sum(voided_quantity)::int AS units, max(voided_at) AS last_voided_at
@@ -195,7 +210,7 @@ BEGIN
     IF v_units IS NOT NULL THEN
         NEW.revoked_quantity := least(NEW.quantity, v_units);
         IF v_units < NEW.quantity THEN
-            NEW.revocation_percentage := (v_units::bigint * 100000 / NEW.quantity)::int;
+            NEW.revocation_percentage := iap.units_share(v_units, NEW.quantity);
         END IF;
         IF v_units >= NEW.quantity AND NEW.revoked_at IS NULL THEN
             NEW.revoked_at := v_last;

@@ -77,6 +77,7 @@ BEGIN
             iap.set_trust_policy(boolean, boolean, int) TO receiptd_worker;
         -- The two rules those triggers read, which the planner inlines only for a role that may execute them.
         GRANT EXECUTE ON FUNCTION iap.job_store(text), iap.trust_level(boolean, text, boolean, boolean) TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.prorated_units(int, int), iap.units_share(int, int) TO receiptd_worker;
         -- Webhooks: the triggers of 09_webhooks.sql run as the daemon, lock the order (UPDATE on iap.orders, above)
         -- and write events; the daemon sends them, records each attempt, and writes whether it runs with an endpoint
         -- and when the endpoint is gone.

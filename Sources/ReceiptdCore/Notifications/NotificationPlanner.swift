@@ -42,15 +42,17 @@ package struct NotificationPlanner: Sendable {
                 type == "REFUND" && transaction.revocationType == "REFUND_PRORATED"
                 ? transaction.revocationPercentage.flatMap { (1..<100_000).contains($0) ? $0 : nil } : nil
             let reason =
-                type == "REVOKE"
-                ? "family_sharing"
-                : prorated != nil
-                    ? "refund_prorated" : (transaction.revocationReason == 1 ? "refund_app_issue" : "refund_other")
-            let percentage = prorated
+                if type == "REVOKE" {
+                    "family_sharing"
+                } else if prorated != nil {
+                    RevokedTransactionKey.proratedReason
+                } else {
+                    transaction.revocationReason == 1 ? "refund_app_issue" : "refund_other"
+                }
             return .revoke(
                 transactionID: transaction.transactionID,
                 reason: reason,
-                percentage: percentage,
+                percentage: prorated,
                 revokedAtMilliseconds: transaction.revocationDateMilliseconds ?? signedAtMilliseconds
             )
         case "REFUND_REVERSED":

@@ -116,6 +116,16 @@ package struct OrderDetail: Sendable, Codable, Equatable {
         package var offerID: String? = nil
         /// Google's purchase option.
         package var purchaseOptionID: String? = nil
+
+        /// The price for people: `4.99 USD`.
+        package var priceText: String? {
+            price.map { price in currency.map { "\(price) \($0)" } ?? price }
+        }
+
+        /// The offer for people: `offer_code LAUNCH2026`.
+        package var offerText: String? {
+            offerType.map { type in offerID.map { "\(type) \($0)" } ?? type } ?? offerID
+        }
     }
 
     /// The order's `iap.provisional_grants` row: its product granted before verification ended.

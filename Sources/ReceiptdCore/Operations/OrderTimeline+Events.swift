@@ -53,8 +53,7 @@ extension OrderTimeline {
                         ("job", delivery.jobID.map { "job \($0)" }),
                         ("granted by the game", grantedAt[delivery.transactionID]),
                         ("kind", delivery.productKind), ("ownership", delivery.ownership),
-                        ("price", delivery.price.map { price in delivery.currency.map { "\(price) \($0)" } ?? price }),
-                        ("offer", delivery.offerType.map { type in delivery.offerID.map { "\(type) \($0)" } ?? type }),
+                        ("price", delivery.priceText), ("offer", delivery.offerText),
                         ("purchase option", delivery.purchaseOptionID),
                         // A share refunded (prorated, or Google's partial refunds) of a row that stays delivered.
                         (

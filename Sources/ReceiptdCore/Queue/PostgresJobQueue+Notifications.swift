@@ -240,7 +240,7 @@ extension PostgresJobQueue: NotificationProcessing {
             RETURNING transaction_id
         ), prorated AS (
             UPDATE iap.deliveries SET revocation_percentage = $4::int, revocation_reason = $3,
-                revoked_quantity = greatest(revoked_quantity, (quantity::bigint * $4::int / 100000)::int),
+                revoked_quantity = greatest(revoked_quantity, iap.prorated_units(quantity, $4::int)),
                 store_time = to_timestamp($7::bigint / 1000.0)
             WHERE store = $6 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
               AND $3 = 'refund_prorated' AND coalesce(revocation_percentage, 0) < $4::int
@@ -325,7 +325,7 @@ extension PostgresJobQueue: NotificationProcessing {
             revocation_reason = r.revocation_reason,
             revocation_percentage = CASE WHEN r.revocation_reason = 'refund_prorated' THEN r.revocation_percentage END,
             revoked_quantity = CASE WHEN r.revocation_reason = 'refund_prorated'
-                                    THEN greatest(d.revoked_quantity, (d.quantity::bigint * r.revocation_percentage / 100000)::int)
+                                    THEN greatest(d.revoked_quantity, iap.prorated_units(d.quantity, r.revocation_percentage))
                                     ELSE d.revoked_quantity END
         FROM iap.revoked_transactions r
         WHERE r.recorded_at > now() - interval '1 day' AND d.store = r.store AND d.transaction_id = r.transaction_id

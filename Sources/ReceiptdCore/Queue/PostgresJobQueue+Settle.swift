@@ -314,7 +314,7 @@ extension PostgresJobQueue {
             plan.deliveries.map { delivery -> [(String, JSONText.Value)] in
                 let purchase = answer.transactions.first { $0.transactionID == delivery.transactionID }
                 let kind = purchase.flatMap(catalogue.kind(of:))
-                // Refunded in part before delivery: delivered with that share (and its whole units) revoked.
+                // Refunded in part before delivery: delivered with that share (and, in SQL, its whole units) revoked.
                 let share = proratedShares[
                     RevokedTransactionKey(store: answer.store, transactionID: delivery.transactionID)
                 ]
@@ -322,7 +322,6 @@ extension PostgresJobQueue {
                     share.map { share in
                         [
                             ("revocation_percentage", .int(Int64(share))),
-                            ("revoked_quantity", .int(Int64(delivery.quantity) * Int64(share) / 100_000)),
                             ("revocation_reason", .string(RevokedTransactionKey.proratedReason)),
                         ]
                     } ?? []

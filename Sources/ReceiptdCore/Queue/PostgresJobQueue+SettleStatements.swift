@@ -77,12 +77,13 @@ extension PostgresJobQueue {
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
                    d.environment, d.job_id, coalesce(d.store, 'apple'), d.product_kind, d.ownership,
                    trim_scale(d.price_milli / 1000.0), d.currency, d.offer_type, d.offer_id, d.purchase_option_id,
-                   d.revocation_percentage, coalesce(d.revoked_quantity, 0), d.revocation_reason
+                   d.revocation_percentage, coalesce(iap.prorated_units(d.quantity, d.revocation_percentage), 0),
+                   d.revocation_reason
             FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
                                                      purchase_ms bigint, environment text, job_id bigint, store text,
                                                      product_kind text, ownership text, price_milli bigint, currency text,
                                                      offer_type text, offer_id text, purchase_option_id text,
-                                                     revocation_percentage int, revoked_quantity int, revocation_reason text)
+                                                     revocation_percentage int, revocation_reason text)
         ), finalizations AS (
             -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
             INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)
