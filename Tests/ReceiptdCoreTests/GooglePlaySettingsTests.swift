@@ -32,6 +32,16 @@ import _CryptoExtras
         #expect(google.finalize == .acknowledge)
         #expect(google.voidedInterval == .seconds(600))
         #expect(google.unavailable?.contains("GOOGLE_SERVICE_ACCOUNT_FILE") == true)
+        #expect(google.orderAmounts == .off)
+    }
+
+    @Test func orderAmountsAreOnOrOffAndNothingElse() throws {
+        #expect(try ReceiptdSettings(completing: ["GOOGLE_PLAY_ORDER_AMOUNTS": "on"]).googlePlay.orderAmounts == .on)
+        #expect {
+            _ = try ReceiptdSettings(completing: ["GOOGLE_PLAY_ORDER_AMOUNTS": "yes"])
+        } throws: { error in
+            "\(error)".contains("GOOGLE_PLAY_ORDER_AMOUNTS")
+        }
     }
 
     @Test func aGoodKeyFileAndPackage() throws {

@@ -28,6 +28,7 @@ import Testing
         "revoke_refunded_units(text[])": ["receiptd_worker"],
         "rescind_consent(text, text, timestamp with time zone, bigint)": ["receiptd_worker"],
         "apply_partial_refunds()": [],
+        "revoke_google_lines()": [],
         "owed_deliveries(text)": ["receiptd_app"],
         "mark_granted(text)": ["receiptd_app"],
         "mark_granted(text, text[])": ["receiptd_app"],

@@ -225,6 +225,27 @@ BEFORE INSERT ON iap.deliveries
 FOR EACH ROW WHEN (NEW.store = 'google')
 EXECUTE FUNCTION iap.apply_partial_refunds();
 
+-- A Google purchase of several line items (productsv2) is one ledger row per line: the first under the purchase's
+-- ledger id, the n-th under that id and '#n', all delivered by one job. Google voids the purchase as a whole (the
+-- voided poll, VOIDED_PURCHASE), naming the first: the other lines are revoked with it. A line whose own units were
+-- all refunded ('partial_refunds') revokes only itself.
+CREATE OR REPLACE FUNCTION iap.revoke_google_lines() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    UPDATE iap.deliveries d SET revoked_at = NEW.revoked_at, revocation_reason = NEW.revocation_reason,
+        revocation_percentage = NULL
+    WHERE d.job_id = NEW.job_id AND d.store = 'google' AND d.revoked_at IS NULL
+      AND starts_with(d.transaction_id, NEW.transaction_id || '#');
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER deliveries_google_lines_revoked
+AFTER UPDATE OF revoked_at ON iap.deliveries
+FOR EACH ROW WHEN (NEW.store = 'google' AND OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL
+                   AND NEW.revocation_reason IS DISTINCT FROM 'partial_refunds' AND NEW.job_id IS NOT NULL
+                   AND strpos(NEW.transaction_id, '#') = 0)
+EXECUTE FUNCTION iap.revoke_google_lines();
+
 -- RESCIND_CONSENT: a parent or guardian withdrew consent for the player behind an app transaction, and Apple stops
 -- the app from launching. receiptd changes no purchase; it tells the game, which may keep its players' app
 -- transaction ids and end that player's sessions: NOTIFY iap_consent_rescinded, and a consent.rescinded webhook

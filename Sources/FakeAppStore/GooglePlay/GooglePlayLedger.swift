@@ -40,6 +40,8 @@ final class GooglePlayLedger: Sendable {
         var queries: [RecordedGooglePurchaseQuery] = []
         var tokenRequests: [RecordedGoogleTokenRequest] = []
         var voidedQueries: [RecordedGoogleVoidedQuery] = []
+        var orders: [String: SyntheticPurchaseToken] = [:]
+        var orderQueries: [RecordedGoogleOrderQuery] = []
     }
 
     private let state = Mutex(State())
@@ -177,6 +179,20 @@ final class GooglePlayLedger: Sendable {
         state.withLock { $0.queries.append(query) }
     }
 
+    /// Keeps the purchase whose lookup named `orderID`, for `orders.get`.
+    func remember(order orderID: String, of purchase: SyntheticPurchaseToken) {
+        state.withLock { $0.orders[orderID] = purchase }
+    }
+
+    /// The purchase a lookup named `orderID` for, if any.
+    func purchase(ofOrder orderID: String) -> SyntheticPurchaseToken? {
+        state.withLock { $0.orders[orderID] }
+    }
+
+    func record(_ query: RecordedGoogleOrderQuery) {
+        state.withLock { $0.orderQueries.append(query) }
+    }
+
     func record(_ request: RecordedGoogleTokenRequest) {
         state.withLock { $0.tokenRequests.append(request) }
     }
@@ -194,4 +210,5 @@ final class GooglePlayLedger: Sendable {
     var queries: [RecordedGooglePurchaseQuery] { state.withLock { $0.queries } }
     var tokenRequests: [RecordedGoogleTokenRequest] { state.withLock { $0.tokenRequests } }
     var voidedQueries: [RecordedGoogleVoidedQuery] { state.withLock { $0.voidedQueries } }
+    var orderQueries: [RecordedGoogleOrderQuery] { state.withLock { $0.orderQueries } }
 }

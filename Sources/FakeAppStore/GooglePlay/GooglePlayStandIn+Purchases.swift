@@ -1,8 +1,9 @@
 import Foundation
 
 extension GooglePlayStandIn {
-    /// `purchases.products.get`: bearer, package, token, the token's script step, product, then the purchase.
-    func purchase(package: String, productID: String, token: String, authorization: String?) -> GooglePlayAnswer {
+    /// `purchases.products.get` (`productID` from its path) or productsv2 (`productID` `nil`): bearer, package,
+    /// token, the token's script step, product, then the purchase.
+    func purchase(package: String, productID: String?, token: String, authorization: String?) -> GooglePlayAnswer {
         let bearerFailure = ledger.bearerFailure(authorization)
         let answer: GooglePlayAnswer =
             if bearerFailure != nil {
@@ -19,7 +20,7 @@ extension GooglePlayStandIn {
         ledger.record(
             RecordedGooglePurchaseQuery(
                 token: token,
-                productID: productID,
+                productID: productID ?? "",
                 httpStatus: answer.closeConnection ? 0 : answer.status,
                 bearerFailure: bearerFailure,
                 receivedAt: Date()
@@ -29,8 +30,9 @@ extension GooglePlayStandIn {
     }
 
     /// The answer for a synthetic token, counting the call.
-    private func found(_ specification: SyntheticPurchaseToken, token: String, productID: String) -> GooglePlayAnswer {
+    private func found(_ specification: SyntheticPurchaseToken, token: String, productID: String?) -> GooglePlayAnswer {
         let seen = ledger.lookUp(token)
+        if let orderID = specification.orderID { ledger.remember(order: orderID, of: specification) }
         let step = specification.script.flatMap { seen.lookups < $0.count ? $0[seen.lookups] : nil }
         var answer =
             step.flatMap(Self.scriptedAnswer)
@@ -59,11 +61,17 @@ extension GooglePlayStandIn {
     private func purchaseAnswer(
         _ specification: SyntheticPurchaseToken,
         seen: GooglePlayLedger.Purchase,
-        productID: String,
+        productID: String?,
         pending: Bool
     ) -> GooglePlayAnswer {
-        if let expected = specification.productID, expected != productID { return .invalidValue }
         let purchased = specification.purchaseTimeMilliseconds ?? Int64(seen.firstSeen.timeIntervalSince1970 * 1000)
+        guard let productID else {
+            return .json(
+                200,
+                GoogleProductPurchaseV2(specification, seen: seen, purchased: purchased, pending: pending)
+            )
+        }
+        if let expected = specification.productID, expected != productID { return .invalidValue }
         return .json(
             200,
             GoogleProductPurchase(

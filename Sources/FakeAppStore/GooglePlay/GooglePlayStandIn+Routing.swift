@@ -41,6 +41,14 @@ extension GooglePlayStandIn {
         if method == .GET, segments.count == 3, segments[1] == "purchases", segments[2] == "voidedpurchases" {
             return voidedPurchases(package: segments[0], query: query, authorization: authorization)
         }
+        if method == .GET, segments.count == 5, segments[1] == "purchases", segments[2] == "productsv2",
+            segments[3] == "tokens"
+        {
+            return purchase(package: segments[0], productID: nil, token: segments[4], authorization: authorization)
+        }
+        if method == .GET, segments.count == 3, segments[1] == "orders" {
+            return order(package: segments[0], orderID: segments[2], authorization: authorization)
+        }
         guard segments.count == 6, segments[1] == "purchases", segments[2] == "products", segments[4] == "tokens" else {
             return .noSuchPath
         }

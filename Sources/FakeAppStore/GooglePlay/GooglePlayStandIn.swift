@@ -155,7 +155,7 @@ package final class GooglePlayStandIn: Sendable {
         ledger.finalizations
     }
 
-    /// Every `purchases.products.get` call received so far, in arrival order.
+    /// Every purchase lookup (productsv2 or `purchases.products.get`) received so far, in arrival order.
     package func recordedPurchaseQueries() -> [RecordedGooglePurchaseQuery] {
         ledger.queries
     }
@@ -163,6 +163,11 @@ package final class GooglePlayStandIn: Sendable {
     /// Every token endpoint call received so far, in arrival order.
     package func recordedTokenRequests() -> [RecordedGoogleTokenRequest] {
         ledger.tokenRequests
+    }
+
+    /// Every `orders.get` call received so far, in arrival order.
+    package func recordedOrderQueries() -> [RecordedGoogleOrderQuery] {
+        ledger.orderQueries
     }
 
     /// Every `voidedpurchases.list` call received so far, in arrival order.

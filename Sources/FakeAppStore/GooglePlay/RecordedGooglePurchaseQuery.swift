@@ -1,10 +1,11 @@
 import Foundation
 
-/// A `purchases.products.get` call the stand-in Google Play received, whatever it answered.
+/// A purchase lookup (productsv2 or `purchases.products.get`) the stand-in Google Play received, whatever it
+/// answered.
 package struct RecordedGooglePurchaseQuery: Sendable, Equatable {
     /// The purchase token in the path.
     package var token: String
-    /// The product id in the path.
+    /// The product id in the path; empty for productsv2, whose path names none.
     package var productID: String
     /// The HTTP status answered; 0 when a script step closed the connection instead.
     package var httpStatus: Int

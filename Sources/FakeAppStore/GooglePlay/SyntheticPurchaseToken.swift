@@ -2,11 +2,13 @@ import Foundation
 import ReceiptdCore
 
 /// A purchase token the stand-in Google Play understands without registration: `synthetic.` and the base64url
-/// JSON of what `purchases.products.get` should answer, so tools in other processes can make them too.
+/// JSON of what productsv2 (and `purchases.products.get`) should answer, so tools in other processes can make
+/// them too.
 ///
 /// In JSON (what other tools write by hand): `product_id`, `order_id`, `state`, `pending_calls`, `quantity`,
-/// `account_id`, `purchase_time_ms`, `acknowledged`, `test_purchase`, `script` (``ScriptStep``s), `nonce`;
-/// every one may be left out.
+/// `account_id`, `purchase_time_ms`, `acknowledged`, `test_purchase`, `script` (``ScriptStep``s), `nonce`,
+/// `line_items` (``LineItem``s), `refundable_quantity`, `purchase_option_id`, `offer_id`, `price`, `currency`,
+/// `order_status`; every one may be left out.
 package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     /// The product the purchase is for; a call naming another product in its path is answered 400.
     /// `nil` accepts any product.
@@ -35,6 +37,64 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
     package var script: [ScriptStep]?
     /// Random, so equal specifications still make distinct tokens.
     package var nonce: String?
+    /// productsv2's line items; `nil` answers one line: ``productID``, ``quantity``, ``refundableQuantity``,
+    /// ``purchaseOptionID``, ``offerID`` and ``price``.
+    package var lineItems: [LineItem]?
+    /// The one line's `refundableQuantity`; absent when `nil`.
+    package var refundableQuantity: Int?
+    /// The one line's `purchaseOptionId`; absent when `nil`.
+    package var purchaseOptionID: String?
+    /// The one line's `offerId`; absent when `nil`.
+    package var offerID: String?
+    /// What `orders.get` answers the order cost, as a decimal (`"0.99"`); with ``currency``.
+    package var price: String?
+    /// The ISO 4217 code of ``price`` and the line items' prices.
+    package var currency: String?
+    /// `orders.get` of this purchase's order answers this HTTP status with Google's error body (403: the service
+    /// account may not see financial data).
+    package var orderStatus: Int?
+
+    /// One productsv2 line item.
+    package struct LineItem: Codable, Sendable, Equatable {
+        /// `productId`.
+        package var productID: String
+        /// `productOfferDetails.quantity`.
+        package var quantity: Int?
+        /// `productOfferDetails.refundableQuantity`.
+        package var refundableQuantity: Int?
+        /// `productOfferDetails.purchaseOptionId`.
+        package var purchaseOptionID: String?
+        /// `productOfferDetails.offerId`.
+        package var offerID: String?
+        /// This line's total in `orders.get`, as a decimal.
+        package var price: String?
+
+        /// Creates a line item.
+        package init(
+            productID: String,
+            quantity: Int? = nil,
+            refundableQuantity: Int? = nil,
+            purchaseOptionID: String? = nil,
+            offerID: String? = nil,
+            price: String? = nil
+        ) {
+            self.productID = productID
+            self.quantity = quantity
+            self.refundableQuantity = refundableQuantity
+            self.purchaseOptionID = purchaseOptionID
+            self.offerID = offerID
+            self.price = price
+        }
+
+        private enum CodingKeys: String, CodingKey {
+            case productID = "product_id"
+            case quantity
+            case refundableQuantity = "refundable_quantity"
+            case purchaseOptionID = "purchase_option_id"
+            case offerID = "offer_id"
+            case price
+        }
+    }
 
     /// Creates a token specification; by default a purchased, unacknowledged purchase made now.
     package init(
@@ -47,7 +107,14 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
         purchaseTimeMilliseconds: Int64? = nil,
         acknowledged: Bool? = nil,
         testPurchase: Bool? = nil,
-        script: [ScriptStep]? = nil
+        script: [ScriptStep]? = nil,
+        lineItems: [LineItem]? = nil,
+        refundableQuantity: Int? = nil,
+        purchaseOptionID: String? = nil,
+        offerID: String? = nil,
+        price: String? = nil,
+        currency: String? = nil,
+        orderStatus: Int? = nil
     ) {
         self.productID = productID
         self.orderID = orderID
@@ -59,6 +126,13 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
         self.acknowledged = acknowledged
         self.testPurchase = testPurchase
         self.script = script
+        self.lineItems = lineItems
+        self.refundableQuantity = refundableQuantity
+        self.purchaseOptionID = purchaseOptionID
+        self.offerID = offerID
+        self.price = price
+        self.currency = currency
+        self.orderStatus = orderStatus
         nonce = String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
@@ -84,6 +158,13 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
         testPurchase = try container.decodeIfPresent(Bool.self, forKey: .testPurchase)
         script = try container.decodeIfPresent([ScriptStep].self, forKey: .script)
         nonce = try container.decodeIfPresent(String.self, forKey: .nonce)
+        lineItems = try container.decodeIfPresent([LineItem].self, forKey: .lineItems)
+        refundableQuantity = try container.decodeIfPresent(Int.self, forKey: .refundableQuantity)
+        purchaseOptionID = try container.decodeIfPresent(String.self, forKey: .purchaseOptionID)
+        offerID = try container.decodeIfPresent(String.self, forKey: .offerID)
+        price = try container.decodeIfPresent(String.self, forKey: .price)
+        currency = try container.decodeIfPresent(String.self, forKey: .currency)
+        orderStatus = try container.decodeIfPresent(Int.self, forKey: .orderStatus)
     }
 
     /// `synthetic.` and the unpadded base64url of the JSON with sorted keys: only `[A-Za-z0-9._-]`, so it goes
@@ -110,5 +191,11 @@ package struct SyntheticPurchaseToken: Codable, Sendable, Equatable {
         case testPurchase = "test_purchase"
         case script
         case nonce
+        case lineItems = "line_items"
+        case refundableQuantity = "refundable_quantity"
+        case purchaseOptionID = "purchase_option_id"
+        case offerID = "offer_id"
+        case price, currency
+        case orderStatus = "order_status"
     }
 }

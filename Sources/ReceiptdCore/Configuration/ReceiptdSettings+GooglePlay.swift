@@ -2,7 +2,7 @@ import Foundation
 
 extension ReceiptdSettings {
     /// `GOOGLE_SERVICE_ACCOUNT_FILE`, `GOOGLE_PLAY_PACKAGE_NAME`, `GOOGLE_PLAY_API_URL`, `GOOGLE_PLAY_FINALIZE`,
-    /// `GOOGLE_PLAY_VOIDED_INTERVAL`, `GOOGLE_PLAY_FINALIZE_OVERDUE`, and the push intake's `GOOGLE_OIDC_CERTS_URL`,
+    /// `GOOGLE_PLAY_VOIDED_INTERVAL`, `GOOGLE_PLAY_FINALIZE_OVERDUE`, `GOOGLE_PLAY_ORDER_AMOUNTS`, and the push intake's `GOOGLE_OIDC_CERTS_URL`,
     /// `GOOGLE_PUBSUB_AUDIENCE`, `GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL`. A key file that cannot be read only makes
     /// Google jobs wait (it may appear later, say a credential mounted late); one that is read but malformed
     /// stops the daemon. The key never reaches a message.
@@ -28,6 +28,8 @@ extension ReceiptdSettings {
         google.finalizeOverdue =
             try reader.duration("GOOGLE_PLAY_FINALIZE_OVERDUE", maximum: Bounds.finalizeOverdue)
             ?? google.finalizeOverdue
+        google.orderAmounts =
+            try reader.choice("GOOGLE_PLAY_ORDER_AMOUNTS", GoogleOrderAmounts.self) ?? google.orderAmounts
         google.oidcCertsURL = try reader.url("GOOGLE_OIDC_CERTS_URL") ?? google.oidcCertsURL
         google.pubsubAudience = reader.string("GOOGLE_PUBSUB_AUDIENCE")
         google.pubsubServiceAccountEmail = reader.string("GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL")

@@ -167,8 +167,8 @@ extension PostgresJobQueue {
         return results
     }
 
-    /// The statements a batch needs beside its write, each only when it has something to do: closing orders its
-    /// receipts completed, flagging other users' purchases, recording unclaimed payments, and telling game servers
+    /// The statements a batch needs beside its write, each only when it has something to do: learning products'
+    /// kinds, revoking units Google reports refunded, closing orders its receipts completed, flagging other users' purchases, recording unclaimed payments, and telling game servers
     /// which orders received goods.
     private static func followUps(
         _ settled: [(VerifiedAnswer, DeliveryPlan)],
@@ -184,6 +184,13 @@ extension PostgresJobQueue {
                     ("store", .string(learned.key.store.rawValue)), ("product_id", .string(learned.key.productID)),
                     ("kind", .string(learned.kind.rawValue)),
                 ]
+            },
+            to: &writes
+        )
+        appendRows(
+            revokeStoreRefundedUnits,
+            settled.flatMap { $0.0.transactions }.filter { $0.store == .google && $0.refundedQuantity > 0 }.map {
+                [("transaction_id", .string($0.transactionID)), ("units", .int(Int64($0.refundedQuantity)))]
             },
             to: &writes
         )

@@ -47,6 +47,19 @@ extension PostgresJobQueue {
         WHERE p.store_kind IS DISTINCT FROM excluded.store_kind
         """
 
+    /// Units Google reports refunded (productsv2's `refundableQuantity` below `quantity`) that the ledger row has not
+    /// revoked: revoked as the voided purchases poll would (`iap.revoke_refunded_units`), all of them revoking the
+    /// row. The row may be this batch's or older; only ever raised.
+    static let revokeStoreRefundedUnits = """
+        UPDATE iap.deliveries d SET revoked_quantity = least(d.quantity, r.units),
+            revocation_percentage = CASE WHEN r.units < d.quantity THEN iap.units_share(r.units, d.quantity) END,
+            revoked_at = CASE WHEN r.units >= d.quantity THEN now() END,
+            revocation_reason = CASE WHEN r.units >= d.quantity THEN 'partial_refunds' END
+        FROM jsonb_to_recordset($1::jsonb) AS r(transaction_id text, units int)
+        WHERE d.store = 'google' AND d.transaction_id = r.transaction_id AND d.revoked_at IS NULL
+          AND d.revoked_quantity < least(d.quantity, r.units)
+        """
+
     /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
     static let distrustReplays = """
         SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)

@@ -30,6 +30,9 @@ package struct VerifiedPurchase: Sendable, Equatable {
     package var requiresOrderToken = false
     /// Kind, ownership, price and offer, where the store says them.
     package var details = PurchaseDetails()
+    /// Units the store reports refunded while the purchase stands (Google's `quantity` less `refundableQuantity`):
+    /// the ledger row revokes them as the voided purchases poll would.
+    package var refundedQuantity = 0
 
     /// Creates a transaction.
     package init(

@@ -114,7 +114,7 @@ package final class GoogleFinalizer: Service {
 
     /// Whether Google already reports the purchase acknowledged (or consumed).
     private func alreadyFinalized(_ owed: OwedFinalization) async throws -> Bool {
-        let answer = try await client.purchase(productID: owed.productID, token: owed.token)
+        let answer = try await client.purchase(token: owed.token)
         guard answer.status == 200, let purchase = answer.decoded(GoogleProductPurchase.self) else { return false }
         return purchase.finalizedBy.contains(owed.action)
     }

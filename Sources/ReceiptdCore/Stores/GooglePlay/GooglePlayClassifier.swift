@@ -1,4 +1,4 @@
-/// Sorts one `purchases.products.get` answer into a verdict: a pure function of the HTTP status, Google's error
+/// Sorts one productsv2 (or `purchases.products.get`) answer into a verdict: a pure function of the HTTP status, Google's error
 /// message and the decoded purchase, tested without I/O.
 enum GooglePlayClassifier {
     /// What the answer is about: the job's token and product, and how long the job has existed.
@@ -73,22 +73,14 @@ enum GooglePlayClassifier {
                 httpStatus: 200
             )
         }
-        let verified = VerifiedPurchase(
-            transactionID: purchase.ledgerID(token: lookup.token),
-            productID: lookup.productID,
-            quantity: purchase.quantity,
-            purchaseDateMilliseconds: purchase.purchaseTimeMilliseconds,
-            isCancelled: purchase.purchaseState != .purchased,
-            accountID: purchase.accountID,
-            store: .google
-        )
+        let verified = purchases(of: purchase, lookup: lookup)
         // Which call is owed depends on the product's kind, which the settle reads from the catalogue
         // (`GoogleFinalization.owed(for:)`): here, what Google already has.
         let finalization =
             purchase.purchaseState == .purchased
             ? GoogleFinalization(
                 purchaseToken: lookup.token,
-                productID: lookup.productID,
+                productID: verified.first?.productID ?? lookup.productID,
                 action: configuration.finalize,
                 overdue: configuration.finalizeOverdue,
                 done: purchase.finalizedBy
@@ -97,7 +89,7 @@ enum GooglePlayClassifier {
         return VerificationAttempt(
             verdict: .verified(
                 VerifiedPurchases(
-                    purchases: [verified],
+                    purchases: verified,
                     environment: environment,
                     bundleID: configuration.packageName,
                     store: .google,
@@ -108,5 +100,33 @@ enum GooglePlayClassifier {
             storeStatus: state,
             httpStatus: 200
         )
+    }
+
+    /// The ledger's purchases in `purchase`: one per line item, each for the product Google names (the product
+    /// asked about when it names none). The first keeps the purchase's ledger id, the n-th adds `#n`; all go back
+    /// to the first (`originalTransactionID`). A line whose units were all refunded is cancelled; one refunded in
+    /// part carries the refunded units, which the ledger revokes.
+    static func purchases(of purchase: GoogleProductPurchase, lookup: Lookup) -> [VerifiedPurchase] {
+        let ledgerID = purchase.ledgerID(token: lookup.token)
+        let lines =
+            purchase.lineItems.isEmpty
+            ? [GoogleProductPurchase.LineItem(productID: nil, quantity: purchase.quantity)] : purchase.lineItems
+        return lines.enumerated().map { index, line in
+            var verified = VerifiedPurchase(
+                transactionID: index == 0 ? ledgerID : "\(ledgerID)#\(index + 1)",
+                originalTransactionID: ledgerID,
+                productID: line.productID ?? lookup.productID,
+                quantity: line.quantity,
+                purchaseDateMilliseconds: purchase.purchaseTimeMilliseconds,
+                isCancelled: purchase.purchaseState != .purchased
+                    || (line.quantity.map { line.refundedQuantity >= $0 } ?? false),
+                accountID: purchase.accountID,
+                store: .google
+            )
+            verified.refundedQuantity = line.refundedQuantity
+            verified.details.purchaseOptionID = line.purchaseOptionID
+            verified.details.offerID = line.offerID
+            return verified
+        }
     }
 }

@@ -37,9 +37,20 @@ final class GooglePlayClient: Sendable {
         tokens = GoogleAccessTokens(account: account, client: client, timeout: timeout)
     }
 
-    /// `purchases.products.get`; a 200's body reads as a `GoogleProductPurchase`.
-    func purchase(productID: String, token: String) async throws -> Answer {
-        try await send(.GET, productPath(productID, token))
+    /// `purchases.productsv2.getproductpurchasev2`; a 200's body reads as a `GoogleProductPurchase`.
+    func purchase(token: String) async throws -> Answer {
+        try await send(
+            .GET,
+            "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/productsv2/tokens/\(Self.segment(token))"
+        )
+    }
+
+    /// `orders.get` (the Orders API); a 200's body reads as a `GoogleOrder`.
+    func order(id: String) async throws -> Answer {
+        try await send(
+            .GET,
+            "/androidpublisher/v3/applications/\(Self.segment(packageName))/orders/\(Self.segment(id))"
+        )
     }
 
     /// `purchases.products.acknowledge` or `.consume`.

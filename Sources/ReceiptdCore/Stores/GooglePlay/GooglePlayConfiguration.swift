@@ -14,6 +14,8 @@ package struct GooglePlayConfiguration: Sendable {
     /// `GOOGLE_PLAY_FINALIZE_OVERDUE`: an acknowledgement still owed this long after delivery shows in
     /// `iap.stuck_jobs` and the `receiptd_google_finalizations_overdue` gauge.
     package var finalizeOverdue: Duration = .seconds(3600)
+    /// `GOOGLE_PLAY_ORDER_AMOUNTS`: whether each verified purchase's price and currency are asked of `orders.get`.
+    package var orderAmounts: GoogleOrderAmounts = .off
     /// `GOOGLE_OIDC_CERTS_URL`: Google's published keys (JWKS) the push intake checks OIDC tokens with.
     package var oidcCertsURL = "https://www.googleapis.com/oauth2/v3/certs"
     /// `GOOGLE_PUBSUB_AUDIENCE`: the `aud` a push's OIDC token must carry (the push subscription's audience).
@@ -43,4 +45,13 @@ package struct GooglePlayConfiguration: Sendable {
         if pubsubServiceAccountEmail == nil { return "set GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL" }
         return nil
     }
+}
+
+/// `GOOGLE_PLAY_ORDER_AMOUNTS`: whether the ledger's `price` and `currency` of a Google purchase are asked of the
+/// Orders API (`orders.get`), one more call per purchase that counts against the same Play Developer API quota.
+package enum GoogleOrderAmounts: String, Sendable, CaseIterable {
+    /// Prices stay empty (the default): no call beyond the purchase lookup.
+    case off
+    /// Each purchase's order is asked for its amount; a refusal leaves them empty and never holds a delivery.
+    case on
 }

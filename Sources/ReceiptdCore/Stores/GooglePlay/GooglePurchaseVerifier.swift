@@ -2,7 +2,7 @@ import Foundation
 import Logging
 import Synchronization
 
-/// Google Play purchase jobs: `purchases.products.get` for the token under the order's product, its answer
+/// Google Play purchase jobs: productsv2 (`getproductpurchasev2`) for the token, its answer
 /// sorted by `GooglePlayClassifier` into store-neutral purchases (or a wait, for a pending one).
 final class GooglePurchaseVerifier: PurchaseVerifier {
     let configuration: GooglePlayConfiguration
@@ -11,6 +11,8 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
     let logger: Logger
     /// Set once a 403 was logged loudly.
     private let reportedForbidden = Mutex(false)
+    /// Set once a refused `orders.get` was logged.
+    private let reportedOrdersRefused = Mutex(false)
 
     init(configuration: GooglePlayConfiguration, client: GooglePlayClient?, logger: Logger) {
         self.configuration = configuration
@@ -27,7 +29,7 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
         }
         let answer: GooglePlayClient.Answer
         do {
-            answer = try await client.purchase(productID: job.order.productID, token: job.input)
+            answer = try await client.purchase(token: job.input)
         } catch let error as GoogleAuthError {
             return VerificationAttempt(
                 verdict: .retry(TransientFailure(errorClass: .credentials, reason: "Google token endpoint: \(error)"))
@@ -37,18 +39,13 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
                 verdict: .retry(TransientFailure(errorClass: .transport, reason: "Google Play: \(error)"))
             )
         }
-        if answer.status == 403,
-            reportedForbidden.withLock({ reported in
-                defer { reported = true }
-                return !reported
-            })
-        {
+        if answer.status == 403, Self.firstTime(reportedForbidden) {
             logger.critical(
                 "Google Play refused access (HTTP 403): grant the service account access to GOOGLE_PLAY_PACKAGE_NAME in Play Console; jobs keep retrying"
             )
         }
         let waited = max(0, Date().timeIntervalSince1970 - Double(job.createdAtMilliseconds) / 1000)
-        return GooglePlayClassifier.classify(
+        let attempt = GooglePlayClassifier.classify(
             status: answer.status,
             purchase: answer.status == 200 ? answer.decoded(GoogleProductPurchase.self) : nil,
             errorMessage: answer.status == 200 ? nil : answer.errorMessage,
@@ -56,5 +53,58 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
             lookup: .init(token: job.input, productID: job.order.productID, waited: .seconds(waited)),
             configuration: configuration
         )
+        guard configuration.orderAmounts == .on else { return attempt }
+        return await withOrderAmounts(attempt, client: client)
+    }
+
+    /// `attempt` with each verified purchase's price and currency from `orders.get` (`GOOGLE_PLAY_ORDER_AMOUNTS=on`).
+    /// Any failure leaves them empty: an amount is for support's eyes, never a reason to hold a delivery.
+    private func withOrderAmounts(_ attempt: VerificationAttempt, client: GooglePlayClient) async -> VerificationAttempt
+    {
+        guard case .verified(var verified) = attempt.verdict,
+            let orderID = verified.purchases.first.flatMap({ GoogleLedgerID.orderID(of: $0.originalTransactionID) })
+        else { return attempt }
+        let order: GoogleOrder
+        do {
+            let answer = try await client.order(id: orderID)
+            guard answer.status == 200, let decoded = answer.decoded(GoogleOrder.self) else {
+                if [401, 403].contains(answer.status), Self.firstTime(reportedOrdersRefused) {
+                    logger.error(
+                        "Google Play refused orders.get (HTTP \(answer.status)): prices and currencies stay empty; grant the service account the financial data permission in Play Console, or set GOOGLE_PLAY_ORDER_AMOUNTS=off",
+                        metadata: [LogKey.error: "\(answer.errorMessage ?? "")"]
+                    )
+                } else {
+                    logger.info(
+                        "orders.get gave no amount; the purchase's price stays empty",
+                        metadata: ["status": "\(answer.status)"]
+                    )
+                }
+                return attempt
+            }
+            order = decoded
+        } catch {
+            logger.info("orders.get failed; the purchase's price stays empty", metadata: [LogKey.error: "\(error)"])
+            return attempt
+        }
+        let count = verified.purchases.count
+        for index in verified.purchases.indices {
+            let purchase = verified.purchases[index]
+            guard let money = order.amount(ofLine: index, productID: purchase.productID, lineCount: count) else {
+                continue
+            }
+            verified.purchases[index].details.priceMilliunits = money.milliunits
+            verified.purchases[index].details.currency = money.currency
+        }
+        var enriched = attempt
+        enriched.verdict = .verified(verified)
+        return enriched
+    }
+
+    /// True the first time `flag` is asked about, so a refusal is logged loudly once.
+    private static func firstTime(_ flag: borrowing Mutex<Bool>) -> Bool {
+        flag.withLock { reported in
+            defer { reported = true }
+            return !reported
+        }
     }
 }

@@ -28,6 +28,9 @@ package final class NotificationHistoryPoller: Service {
     static let pageLimit = 1000
     /// Times a page waits for a Server API slot before the run gives up until the next interval.
     static let slotWaits = 30
+    /// The longest one wait for a slot: a longer one (the API blocked for an hour after a 429) ends the run until
+    /// the next interval rather than hold the poller, and a graceful shutdown, that long.
+    static let longestSlotWait: Duration = .seconds(10)
 
     init(
         store: any NotificationHistoryStore,
@@ -172,9 +175,11 @@ package final class NotificationHistoryPoller: Service {
             case .success(let page):
                 return page
             case .failure(let failure):
-                guard case .postpone(let wait, _) = failure.verdict, waits < Self.slotWaits else { throw failure }
+                guard case .postpone(let wait, _) = failure.verdict, waits < Self.slotWaits,
+                    wait <= Self.longestSlotWait
+                else { throw failure }
                 waits += 1
-                try await Task.sleep(for: wait)
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: wait) }
             }
         }
     }

@@ -73,7 +73,7 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         19: "SUBSCRIPTION_PRICE_CHANGE_UPDATED", 20: "SUBSCRIPTION_PENDING_PURCHASE_CANCELED",
     ]
 
-    /// True when processing needs Google's answer first: a purchase (`products.get` names its buyer's
+    /// True when processing needs Google's answer first: a purchase (productsv2 names its buyer's
     /// `obfuscatedExternalAccountId`) and a quantity-based partial refund (the voided purchases list has its
     /// `voidedQuantity`).
     package var needsLookup: Bool {

@@ -3,7 +3,7 @@ import Logging
 import ServiceLifecycle
 
 /// Asks Google what a recorded notification needs before it can be processed (rows of `iap.store_notifications`
-/// with `awaiting_lookup`), in every daemon: a `ONE_TIME_PRODUCT_PURCHASED`'s purchase (`products.get`: its state,
+/// with `awaiting_lookup`), in every daemon: a `ONE_TIME_PRODUCT_PURCHASED`'s purchase (productsv2: its state,
 /// buyer's `obfuscatedExternalAccountId`, order id, quantity) and a partial refund's entries in the voided
 /// purchases list (`voidedQuantity`). The answer goes into the payload, `awaiting_lookup` is cleared, and the
 /// processors are told (`NOTIFY iap_store_notification`, and `processor` rung here).
@@ -157,14 +157,14 @@ package final class GoogleNotificationLookup: Service {
         )
     }
 
-    /// `products.get` of the purchase.
+    /// productsv2 of the purchase.
     private func purchase(
         _ oneTime: GoogleDeveloperNotification.OneTimeProduct,
         client: GooglePlayClient
     ) async -> Outcome {
         let answer: GooglePlayClient.Answer
         do {
-            answer = try await client.purchase(productID: oneTime.sku, token: oneTime.purchaseToken)
+            answer = try await client.purchase(token: oneTime.purchaseToken)
         } catch {
             return .retry("Google Play: \(error)", after: nil)
         }

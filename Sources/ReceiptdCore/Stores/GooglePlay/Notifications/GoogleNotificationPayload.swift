@@ -1,12 +1,12 @@
 import Foundation
 
 /// What processing reads from a Google row's `iap.store_notifications.payload`: `{"message": …, "notification":
-/// <the RTDN data object>}`, with the lookup's `"purchase"` (`products.get`) or `"voided"` (voided purchases list
+/// <the RTDN data object>}`, with the lookup's `"purchase"` (productsv2) or `"voided"` (voided purchases list
 /// entries of this purchase) once it has asked.
 package struct GoogleNotificationPayload: Sendable, Equatable {
     /// The decoded RTDN data.
     package var notification: GoogleDeveloperNotification
-    /// The lookup's `products.get` answer, if it has asked.
+    /// The lookup's productsv2 answer, if it has asked.
     var purchase: GoogleProductPurchase?
     /// The lookup's voided purchases list entries of this purchase, if it has asked.
     var voided: [GoogleVoidedPurchasesPage.Entry]?
@@ -24,7 +24,7 @@ package struct GoogleNotificationPayload: Sendable, Equatable {
         if let purchase = object["purchase"], !(purchase is NSNull) {
             guard let purchaseData = try? JSONSerialization.data(withJSONObject: purchase),
                 let decoded = try? JSONDecoder().decode(GoogleProductPurchase.self, from: purchaseData)
-            else { throw NotificationPayloadError(reason: "payload.purchase is not a readable products.get answer") }
+            else { throw NotificationPayloadError(reason: "payload.purchase is not a readable purchase answer") }
             self.purchase = decoded
         }
         if let voided = object["voided"], !(voided is NSNull) {

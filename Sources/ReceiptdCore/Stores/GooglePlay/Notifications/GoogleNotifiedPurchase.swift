@@ -1,4 +1,4 @@
-/// A purchase a `ONE_TIME_PRODUCT_PURCHASED` notification reported, as the lookup's `products.get` answer
+/// A purchase a `ONE_TIME_PRODUCT_PURCHASED` notification reported, as the lookup's productsv2 answer
 /// describes it: what processing needs to settle it to an order or record it as unclaimed.
 package struct GoogleNotifiedPurchase: Sendable, Equatable {
     /// Whether Google has the money yet.
