@@ -87,12 +87,19 @@ import Testing
     }
 
     @Test func rfc3339TimesKeepMilliseconds() {
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "2014-10-02T15:01:23Z") == 1_412_262_083_000)
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "2014-10-02T15:01:23.045123456Z") == 1_412_262_083_045)
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "2014-10-02T15:01:23.5Z") == 1_412_262_083_500)
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "2014-10-02T15:01:23+05:30") == 1_412_242_283_000)
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "yesterday") == nil)
-        #expect(GoogleProductPurchase.milliseconds(rfc3339: "2014-10-02T15:01:23.Z") == nil)
+        #expect(RFC3339.milliseconds("2014-10-02T15:01:23Z") == 1_412_262_083_000)
+        #expect(RFC3339.milliseconds("2014-10-02T15:01:23.045123456Z") == 1_412_262_083_045)
+        #expect(RFC3339.milliseconds("2014-10-02T15:01:23.5Z") == 1_412_262_083_500)
+        #expect(RFC3339.milliseconds("2014-10-02T15:01:23+05:30") == 1_412_242_283_000)
+        #expect(RFC3339.milliseconds("yesterday") == nil)
+        #expect(RFC3339.milliseconds("2014-10-02T15:01:23.Z") == nil)
+        #expect(RFC3339.milliseconds("2014-02-30T15:01:23Z") == nil)
+        #expect(RFC3339.milliseconds("1969-12-31T23:59:59.999Z") == -1)
+        #expect(RFC3339.milliseconds("2024-02-29T00:00:00-00:30") == 1_709_166_600_000)
+        for milliseconds: Int64 in [0, 1_412_262_083_045, 951_782_400_000, 253_402_300_799_999, -86_400_001] {
+            #expect(RFC3339.milliseconds(RFC3339.string(milliseconds: milliseconds)) == milliseconds)
+        }
+        #expect(RFC3339.string(milliseconds: 1_412_262_083_045) == "2014-10-02T15:01:23.045Z")
     }
 
     @Test func anOrdersAmountIsItsLineItemsOrItsTotal() throws {

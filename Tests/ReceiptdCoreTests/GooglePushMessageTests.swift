@@ -43,15 +43,11 @@ import Testing
     }
 
     @Test func publishTimesWithAnyFraction() {
-        #expect(GooglePushMessage.date(rfc3339: "2026-01-02T03:04:05Z") == Date(timeIntervalSince1970: 1_767_323_045))
-        let nanos = GooglePushMessage.date(rfc3339: "2026-01-02T03:04:05.123456789Z")
-        #expect(abs((nanos?.timeIntervalSince1970 ?? 0) - 1_767_323_045.123456789) < 1e-5)
-        #expect(
-            GooglePushMessage.date(rfc3339: "2026-01-02T05:04:05.5+02:00")
-                == Date(timeIntervalSince1970: 1_767_323_045.5)
-        )
-        #expect(GooglePushMessage.date(rfc3339: "yesterday") == nil)
-        #expect(GooglePushMessage.date(rfc3339: "2026-01-02T03:04:05.Z") == nil)
+        #expect(RFC3339.milliseconds("2026-01-02T03:04:05Z") == 1_767_323_045_000)
+        #expect(RFC3339.milliseconds("2026-01-02T03:04:05.123456789Z") == 1_767_323_045_123)
+        #expect(RFC3339.milliseconds("2026-01-02T05:04:05.5+02:00") == 1_767_323_045_500)
+        #expect(RFC3339.milliseconds("yesterday") == nil)
+        #expect(RFC3339.milliseconds("2026-01-02T03:04:05.Z") == nil)
     }
 
     @Test func unpaddedBase64IsTaken() throws {

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 
 /// The body of a productsv2 answer (`ProductPurchaseV2`) for a synthetic token; `nil` fields are left out.
 struct GoogleProductPurchaseV2: Encodable {
@@ -70,16 +71,9 @@ struct GoogleProductPurchaseV2: Encodable {
         orderId = specification.orderID
         obfuscatedExternalAccountId = specification.accountID
         purchaseCompletionTime =
-            state == 0 ? Self.rfc3339(milliseconds: purchased) : nil
+            state == 0 ? RFC3339.string(milliseconds: purchased) : nil
         acknowledgementState =
             specification.acknowledged == true || seen.acknowledged
             ? "ACKNOWLEDGEMENT_STATE_ACKNOWLEDGED" : "ACKNOWLEDGEMENT_STATE_PENDING"
-    }
-
-    /// `milliseconds` since 1970 in RFC 3339 with milliseconds, UTC.
-    static func rfc3339(milliseconds: Int64) -> String {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
     }
 }

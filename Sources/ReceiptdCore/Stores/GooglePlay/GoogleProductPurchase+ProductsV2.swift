@@ -107,28 +107,10 @@ extension GoogleProductPurchase {
             orderID: (try? fields.decodeIfPresent(String.self, forKey: .orderId)).flatMap { $0.isEmpty ? nil : $0 },
             quantity: lines.first.map(\.quantity) ?? 1,
             purchaseTimeMilliseconds: (try? fields.decodeIfPresent(String.self, forKey: .purchaseCompletionTime))
-                .flatMap(Self.milliseconds(rfc3339:)).flatMap(Self.ledgerTime),
+                .flatMap(RFC3339.milliseconds).flatMap(Self.ledgerTime),
             accountID: Self.accountID(fields),
             lineItems: lines
         )
-    }
-
-    /// An RFC 3339 time as Google writes it (`2025-07-01T10:00:00Z`, up to nine fractional digits, or an offset),
-    /// in milliseconds since 1970.
-    static func milliseconds(rfc3339 text: String) -> Int64? {
-        // Fractions beyond milliseconds are cut, as the ledger keeps milliseconds.
-        var text = text
-        if let dot = text.firstIndex(of: ".") {
-            let digits = text[text.index(after: dot)...].prefix { $0.isASCII && $0.isNumber }
-            guard !digits.isEmpty else { return nil }
-            let millis = String(digits.prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)
-            text = String(text[..<dot]) + "." + millis + text[text.index(dot, offsetBy: 1 + digits.count)...]
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions =
-            text.contains(".") ? [.withInternetDateTime, .withFractionalSeconds] : [.withInternetDateTime]
-        guard let date = formatter.date(from: text) else { return nil }
-        return Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }
 

@@ -49,7 +49,9 @@ package struct GooglePushMessage: Sendable, Equatable {
     }
 
     /// `publishTime` as a date; nil when missing or not RFC 3339.
-    package var published: Date? { publishTime.flatMap(Self.date(rfc3339:)) }
+    package var published: Date? {
+        publishTime.flatMap(RFC3339.milliseconds).map { Date(timeIntervalSince1970: Double($0) / 1000) }
+    }
 
     /// The message without its data, as recorded: `{"messageId", "publishTime", "attributes", "subscription"}`.
     package var recordedJSON: String {
@@ -78,20 +80,5 @@ package struct GooglePushMessage: Sendable, Equatable {
             standard += String(repeating: "=", count: 4 - standard.count % 4)
         }
         return Data(base64Encoded: standard)
-    }
-
-    /// An RFC 3339 time with any number of fractional digits (Pub/Sub sends up to nine): `2026-01-02T03:04:05.123456789Z`.
-    static func date(rfc3339 text: String) -> Date? {
-        var whole = text
-        var fraction = 0.0
-        if let dot = text.firstIndex(of: ".") {
-            let digits = text[text.index(after: dot)...].prefix { $0.isNumber }
-            guard !digits.isEmpty, let value = Double("0." + digits) else { return nil }
-            fraction = value
-            whole = String(text[..<dot]) + String(text[text.index(after: dot)...].dropFirst(digits.count))
-        }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: whole).map { $0.addingTimeInterval(fraction) }
     }
 }
