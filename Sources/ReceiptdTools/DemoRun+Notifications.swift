@@ -33,17 +33,17 @@ extension DemoRun {
         let sent = try await poll("the consumption answer", on: connection) {
             try await $0.execute(
                 """
-                SELECT c.delivery_status FROM iap.consumption_requests c
-                JOIN iap.store_notifications n ON n.id = c.notification_id
-                WHERE n.notification_id = $1 AND c.state = 'sent'
+                SELECT delivery_status || ', preference ' || preference || ' (answered by ' || answered_by || ')'
+                    AS answer
+                FROM iap.refund_requests WHERE request_id = $1 AND state = 'answered'
                 """,
                 [request.notificationUUID]
-            ).first?["delivery_status"]
+            ).first?["answer"]
         }
         let answered = standIn.recordedConsumptionRequests().last { $0.httpStatus == 202 }
         say(
-            "Consumption information sent for \(Self.refundedTransaction): deliveryStatus \(sent), Apple answered "
-                + "\(answered.map { String($0.httpStatus) } ?? "-")"
+            "The game did not answer; consumption information sent for \(Self.refundedTransaction): deliveryStatus "
+                + "\(sent), Apple answered \(answered.map { String($0.httpStatus) } ?? "-")"
         )
 
         var refund = purchase

@@ -138,6 +138,8 @@ package struct DemoRun {
         configuration.expectedBundleID = SyntheticReceipt.defaultBundleID
         configuration.lease = .seconds(15)
         configuration.shutdownGrace = .seconds(2)
+        // The demo's game never answers refund requests: the policy answers after a second.
+        configuration.refunds.gameWait = .seconds(1)
         let daemon = ReceiptDaemon(
             configuration: configuration,
             connectionString: database,

@@ -150,9 +150,10 @@ struct StatusCommand: OperatorCommand {
                 } ?? "")
         )
         sections.append(
-            "Consumption answers overdue: \(status.consumptionAnswersOverdue)"
-                + (status.consumptionAnswersOverdue > 0
-                    ? " (unsent 10 hours after Apple asked; see iap.stuck_jobs and iap.consumption_requests)" : "")
+            "Refund requests answered late: \(status.refundAnswersLate)"
+                + (status.refundAnswersLate > 0
+                    ? " (not answered an hour before the store's deadline; see iap.stuck_jobs and iap.refund_requests)"
+                    : "")
         )
         sections.append(
             "Waiting for a store to be configured: \(status.waitingForStoreConfiguration)"

@@ -12,18 +12,18 @@ import Testing
     private var nowMilliseconds: Int64 { Int64(now.timeIntervalSince1970 * 1000) }
 
     @Test func aGrantedPurchaseIsDeliveredWithoutAPercentage() {
-        let body = ConsumptionInformation(deliveredAndGranted: true, refundPreference: .none)
+        let body = ConsumptionInformation(deliveredAndGranted: true, preference: .none)
         #expect(body.json == #"{"customerConsented":true,"deliveryStatus":"DELIVERED","sampleContentProvided":false}"#)
     }
 
     @Test func anUngrantedPurchaseIsUndeliveredWithZeroPercentAndThePreference() {
-        let body = ConsumptionInformation(deliveredAndGranted: false, refundPreference: .decline)
+        let body = ConsumptionInformation(deliveredAndGranted: false, preference: .decline)
         #expect(
             body.json
                 == #"{"consumptionPercentage":0,"customerConsented":true,"deliveryStatus":"UNDELIVERED_OTHER","refundPreference":"DECLINE","sampleContentProvided":false}"#
         )
         #expect(
-            ConsumptionInformation(deliveredAndGranted: true, refundPreference: .grantFull).refundPreference
+            ConsumptionInformation(deliveredAndGranted: true, preference: .grantFull).refundPreference
                 == "GRANT_FULL"
         )
     }

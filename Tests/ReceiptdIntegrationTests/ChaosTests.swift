@@ -114,7 +114,14 @@ import Testing
         #expect(webhooks.events.filter { $0.type == "payment.unclaimed" }.count == unclaimed.count)
         #expect(webhooks.events.filter { $0.type == "delivery.reinstated" }.isEmpty)
         let provisional = rows.filter { $0.provisional != nil }.count
-        #expect(webhooks.events.count == 17 + provisional + 2 + 2 + 2)
+        // The refund request asked the game first (refund.requested), and the policy answered when it was silent.
+        let asked = try #require(webhooks.delivered.first { $0.type == "refund.requested" })
+        let request = try #require(
+            (try JSONSerialization.jsonObject(with: Data(asked.body.utf8)) as? [String: Any])?["data"]
+                as? [String: Any]
+        )
+        #expect(request["delivered"] as? Bool == true && request["store"] as? String == "apple", "\(request)")
+        #expect(webhooks.events.count == 17 + provisional + 2 + 2 + 2 + 1)
         // The trusted player's order: the provisional grant's event, then the confirmation's, in that order.
         #expect(
             webhooks.events.filter { $0.orderID == "demo-trusted" }.map { $0.type + ($0.provisional ? "+p" : "") }

@@ -31,8 +31,9 @@ import Testing
         }
     }
 
-    /// A CONSUMPTION_REQUEST as the processor leaves it: a processed notification and its request row, requested
-    /// `hoursAgo` hours ago. Returns the notification's id.
+    /// A CONSUMPTION_REQUEST as the processor leaves it: a processed notification and its request row, signed
+    /// `hoursAgo` hours ago and received an hour before now, so that the game's time (an hour) is over and the
+    /// policy answers it; `not_consented` is answered at once without anything to send. Returns the row's id.
     @discardableResult
     static func request(
         _ f: Fixture,
@@ -51,11 +52,17 @@ import Testing
                     VALUES ('apple', gen_random_uuid()::text, 'CONSUMPTION_REQUEST', $1, $2,
                             now() - make_interval(secs => $4::float8 * 3600), 'push', '{}', now(),
                             CASE WHEN $5::text = 'pending' THEN 'consumption_requested' ELSE 'consumption_not_consented' END)
-                    RETURNING id, signed_at
+                    RETURNING id, notification_id, signed_at
                 )
-                INSERT INTO iap.consumption_requests (notification_id, transaction_id, environment, user_id,
-                    requested_at, overdue_at, state)
-                SELECT id, $1::text, $2::text, $3::text, signed_at, signed_at + interval '10 hours', $5::text FROM n
+                INSERT INTO iap.refund_requests (notification_id, request_id, transaction_id, environment, user_id,
+                    signed_at, received_at, answer_by, state, answered_by, answered_at, last_error)
+                SELECT id, notification_id, $1::text, $2::text, $3::text, signed_at, now() - interval '61 minutes',
+                       signed_at + interval '12 hours',
+                       CASE WHEN $5::text = 'pending' THEN 'waiting' ELSE 'answered' END,
+                       CASE WHEN $5::text = 'pending' THEN NULL ELSE 'policy' END,
+                       CASE WHEN $5::text = 'pending' THEN NULL ELSE now() END,
+                       CASE WHEN $5::text = 'pending' THEN NULL ELSE 'no consent' END
+                FROM n
                 RETURNING notification_id
                 """,
                 [transactionID, environment, user, hoursAgo, state]
@@ -106,9 +113,9 @@ import Testing
         }
     }
 
-    @Test func anUngrantedOrUndeliveredPurchaseIsUndeliveredWithTheRefundPreference() async throws {
+    @Test func anUngrantedOrUndeliveredPurchaseIsUndeliveredAndGrantedWhateverThePreference() async throws {
         try await Fixture.with { f in
-            try await f.withDaemons(settings: f.settings { $0.storeKit.refundPreference = .decline }) { _ in
+            try await f.withDaemons(settings: f.settings { $0.daemon.refunds.preference = .decline }) { _ in
                 try await deliver(f, "9101", user: "u1", granted: false)
                 try await Self.request(f, "9101", user: "u1")
                 // Not in the ledger at all, and from the sandbox.
@@ -131,7 +138,8 @@ import Testing
                 #expect(fields["deliveryStatus"] as? String == "UNDELIVERED_OTHER")
                 #expect((fields["consumptionPercentage"] as? NSNumber)?.intValue == 0)
                 #expect(fields["sampleContentProvided"] as? Bool == false)
-                #expect(fields["refundPreference"] as? String == "DECLINE")
+                // The player got nothing: the policy grants, whatever the operator prefers for goods given.
+                #expect(fields["refundPreference"] as? String == "GRANT_FULL")
                 #expect(try await requestRow(f, transaction)["delivery_status"] == "UNDELIVERED_OTHER")
             }
             #expect(requests.first { $0.transactionID == "9102" }?.environment == .sandbox)
@@ -141,7 +149,7 @@ import Testing
 
     @Test func grantFullIsSentAsGrantFull() async throws {
         try await Fixture.with { f in
-            try await f.withDaemons(settings: f.settings { $0.storeKit.refundPreference = .grantFull }) { _ in
+            try await f.withDaemons(settings: f.settings { $0.daemon.refunds.preference = .grantFull }) { _ in
                 try await deliver(f, "9151", user: "u1", granted: true)
                 try await Self.request(f, "9151", user: "u1")
                 try await waitForState(f, "9151", "sent")
@@ -228,7 +236,7 @@ import Testing
         }
     }
 
-    @Test func anAnswerStillOwedAfterTenHoursIsAStuckJob() async throws {
+    @Test func anAnswerStillOwedAnHourBeforeItsDeadlineIsAStuckJob() async throws {
         try await Fixture.with { f in
             // No daemon runs: nothing is sent.
             let jws = f.standIn.testChain.signedTransaction(
@@ -236,21 +244,24 @@ import Testing
             )
             try await f.enqueue("order-9501", transaction: jws)
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
-            try await Self.request(f, "9501", user: "u1", hoursAgo: 11)
+            try await Self.request(f, "9501", user: "u1", hoursAgo: 11.5)
             try await Self.request(f, "9502", user: "u1", hoursAgo: 9)
-            try await Self.request(f, "9503", user: nil, state: "not_consented", hoursAgo: 11)
+            try await Self.request(f, "9503", user: nil, state: "not_consented", hoursAgo: 11.5)
             try await f.connection.execute(
-                "UPDATE iap.consumption_requests SET last_error = 'HTTP 500' WHERE transaction_id = '9501'"
+                "UPDATE iap.refund_requests SET last_error = 'HTTP 500' WHERE transaction_id = '9501'"
             )
             let row = try await f.row(
-                "SELECT job_id, order_id, state, stuck_seconds, last_error FROM iap.stuck_jobs WHERE reason = 'consumption_overdue'"
+                "SELECT job_id, order_id, state, stuck_seconds, last_error FROM iap.stuck_jobs WHERE reason = 'refund_answer_late'"
             )
-            #expect(row["job_id"] == nil && row["order_id"] == "order-9501" && row["state"] == "pending")
-            #expect((row["stuck_seconds"].flatMap(Int.init) ?? 0) >= 11 * 3600 - 5 && row["last_error"] == "HTTP 500")
+            #expect(row["job_id"] == nil && row["order_id"] == "order-9501" && row["state"] == nil)
+            #expect((row["stuck_seconds"].flatMap(Int.init) ?? 0) >= 3600 - 5 && row["last_error"] == "HTTP 500")
             #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "1")
-            // Once sent it is no longer stuck.
+            // Once answered it is no longer stuck.
             try await f.connection.execute(
-                "UPDATE iap.consumption_requests SET state = 'sent' WHERE transaction_id = '9501'"
+                """
+                UPDATE iap.refund_requests SET state = 'answered', answered_by = 'policy', preference = 'none'
+                WHERE transaction_id = '9501'
+                """
             )
             #expect(try await f.value("SELECT count(*) FROM iap.stuck_jobs") == "0")
         }

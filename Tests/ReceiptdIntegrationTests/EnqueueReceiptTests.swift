@@ -177,7 +177,7 @@ import Testing
             "SELECT count(*) AS n FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'",
             ["iap"]
         ).first?.int("n")
-        #expect(tables == 26)
+        #expect(tables == 27)
         await connection.close()
     }
 }

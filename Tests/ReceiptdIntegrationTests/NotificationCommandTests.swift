@@ -252,7 +252,7 @@ import Testing
                 "Revocations unhandled for over 10 minutes: 0",
                 "Last TEST notification: Production never / Sandbox never",
                 "Store notifications not yet processed: 0",
-                "Consumption answers overdue: 0",
+                "Refund requests answered late: 0",
             ] {
                 #expect(empty.contains(line + "\n"), "\(line)\n\(empty)")
             }
@@ -277,7 +277,9 @@ import Testing
             )
             try await Self.record(f, id: "waiting", type: "REFUND", transaction: "4009", secondsAgo: 400)
             try await Self.record(f, id: "waiting2", type: "REFUND", transaction: "4010", secondsAgo: 10)
-            for (id, state, overdueAgo) in [("ask1", "pending", 60), ("ask2", "pending", -60), ("ask3", "sent", 60)] {
+            for (id, state, overdueAgo) in [
+                ("ask1", "waiting", 60), ("ask2", "waiting", -60), ("ask3", "answered", 60),
+            ] {
                 let notification = try await Self.record(
                     f,
                     id: id,
@@ -288,10 +290,12 @@ import Testing
                 )
                 try await f.connection.execute(
                     """
-                    INSERT INTO iap.consumption_requests (notification_id, transaction_id, environment, user_id, requested_at,
-                                                         overdue_at, state)
-                    VALUES ($1, '4001', 'Production', 'u1', now() - make_interval(secs => 36000 + $2),
-                            now() - make_interval(secs => $2), $3)
+                    INSERT INTO iap.refund_requests (notification_id, request_id, transaction_id, environment, user_id,
+                                                     signed_at, answer_by, state, answered_by, preference)
+                    SELECT n.id, n.notification_id, '4001', 'Production', 'u1',
+                           now() - make_interval(secs => 36000 + $2), now() + interval '1 hour' - make_interval(secs => $2),
+                           $3, CASE WHEN $3 = 'answered' THEN 'policy' END, CASE WHEN $3 = 'answered' THEN 'none' END
+                    FROM iap.store_notifications n WHERE n.id = $1
                     """,
                     [notification, overdueAgo, state]
                 )
@@ -321,8 +325,8 @@ import Testing
             )
             #expect(
                 lines.contains(
-                    "Consumption answers overdue: 1 (unsent 10 hours after Apple asked; see iap.stuck_jobs and "
-                        + "iap.consumption_requests)"
+                    "Refund requests answered late: 1 (not answered an hour before the store's deadline; see "
+                        + "iap.stuck_jobs and iap.refund_requests)"
                 )
             )
             // The lines that were there before stay as they were.
@@ -335,7 +339,7 @@ import Testing
             #expect(document["revocations_unhandled_over_ten_minutes"] as? Int == 1)
             #expect(document["unprocessed_notifications"] as? Int == 2)
             #expect((document["oldest_unprocessed_notification_seconds"] as? Int).map { $0 >= 400 } == true)
-            #expect(document["consumption_answers_overdue"] as? Int == 1)
+            #expect(document["refund_answers_late"] as? Int == 1)
             let tests = try #require(document["last_test_notifications"] as? [[String: Any]])
             #expect(tests.map { $0["environment"] as? String } == ["Production", "Sandbox"])
             #expect(

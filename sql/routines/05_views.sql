@@ -68,13 +68,13 @@ JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = f.transaction
 LEFT JOIN iap.jobs j ON j.id = d.job_id
 WHERE f.done_at IS NULL AND f.overdue_at < now()
 UNION ALL
--- A consumption answer Apple asked for (CONSUMPTION_REQUEST) still unsent 10 hours after the request: Apple decides
--- the refund about 12 hours after it asked, with or without the answer.
-SELECT NULL, d.order_id, c.state, 'consumption_overdue', round(extract(epoch FROM now() - c.requested_at))::bigint,
-       c.attempts, c.locked_by, NULL, c.run_at, c.last_error
-FROM iap.consumption_requests c
-LEFT JOIN iap.deliveries d ON d.store = 'apple' AND d.transaction_id = c.transaction_id
-WHERE c.state = 'pending' AND c.overdue_at < now()
+-- A store's refund request not answered an hour before its deadline (answer_by): the store decides without it.
+-- Not a job: no job id or job state; iap.refund_requests says where it is.
+SELECT NULL, coalesce(r.order_id, d.order_id), NULL, 'refund_answer_late',
+       round(extract(epoch FROM now() - r.received_at))::bigint, r.attempts, r.locked_by, NULL, r.run_at, r.last_error
+FROM iap.refund_requests r
+LEFT JOIN iap.deliveries d ON d.store = r.store AND d.transaction_id = r.transaction_id
+WHERE r.state IN ('waiting', 'answering') AND r.answer_by < now() + interval '1 hour'
 UNION ALL
 -- The voided-purchases poll has not succeeded for a day while pollers keep trying (failing, or finding the
 -- advisory lock held): refunds go unrecorded. Google lists 30 days back, so there is time to fix it.

@@ -109,6 +109,109 @@ BEGIN
     ON CONFLICT (user_id) DO UPDATE SET consented = excluded.consented, changed_at = excluded.changed_at;
 END $$;
 
+-- A store asks about a refund (iap.refund_requests): the game answers with what only it knows, whether the goods
+-- were consumed and what it would like the store to do. 22023 for a bad value, P0002 for an unknown request,
+-- 55000 for one already answered or past its deadline. The daemons send the answer; a request the game leaves
+-- waiting is answered by the policy (RECEIPTD_REFUND_GAME_WAIT).
+CREATE OR REPLACE FUNCTION iap.answer_refund_request(request_id text, consumed_milliunits int, preference text)
+RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    v_request iap.refund_requests%ROWTYPE;
+BEGIN
+    IF answer_refund_request.preference IS NULL
+       OR answer_refund_request.preference NOT IN ('decline', 'grant_full', 'grant_prorated', 'none') THEN
+        RAISE EXCEPTION 'answer_refund_request: preference must be decline, grant_full, grant_prorated or none, got %',
+            coalesce(answer_refund_request.preference, 'NULL') USING ERRCODE = '22023';
+    END IF;
+    IF answer_refund_request.consumed_milliunits IS NOT NULL
+       AND answer_refund_request.consumed_milliunits NOT BETWEEN 0 AND 100000 THEN
+        RAISE EXCEPTION 'answer_refund_request: consumed_milliunits must be 0 to 100000 (thousandths of a percent), got %',
+            answer_refund_request.consumed_milliunits USING ERRCODE = '22023';
+    END IF;
+    IF answer_refund_request.preference = 'grant_prorated'
+       AND coalesce(answer_refund_request.consumed_milliunits, 0) NOT BETWEEN 1 AND 99999 THEN
+        RAISE EXCEPTION 'answer_refund_request: grant_prorated needs consumed_milliunits strictly between 0 and 100000'
+            USING ERRCODE = '22023';
+    END IF;
+    SELECT * INTO v_request FROM iap.refund_requests r WHERE r.request_id = answer_refund_request.request_id
+    ORDER BY r.store LIMIT 1 FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'answer_refund_request: no refund request %', answer_refund_request.request_id
+            USING ERRCODE = 'P0002';
+    END IF;
+    IF v_request.state <> 'waiting' OR v_request.answer_by <= now() THEN
+        RAISE EXCEPTION 'answer_refund_request: refund request % is % already', answer_refund_request.request_id,
+            CASE WHEN v_request.state = 'waiting' THEN 'expired' ELSE v_request.state END USING ERRCODE = '55000';
+    END IF;
+    UPDATE iap.refund_requests r
+    SET state = 'answering', answered_by = 'game', preference = answer_refund_request.preference,
+        consumed_milliunits = answer_refund_request.consumed_milliunits, run_at = now()
+    WHERE r.notification_id = v_request.notification_id;
+END $$;
+
+-- The game reports how much of a purchase was consumed before any store asks (the latest report wins): a refund
+-- request answered by the policy uses it.
+CREATE OR REPLACE FUNCTION iap.report_consumption(transaction_id text, consumed_milliunits int) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    PERFORM iap.check_identifier('report_consumption', 'transaction_id', report_consumption.transaction_id);
+    IF report_consumption.consumed_milliunits IS NULL
+       OR report_consumption.consumed_milliunits NOT BETWEEN 0 AND 100000 THEN
+        RAISE EXCEPTION 'report_consumption: consumed_milliunits must be 0 to 100000 (thousandths of a percent), got %',
+            coalesce(report_consumption.consumed_milliunits::text, 'NULL') USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.consumption_reports (transaction_id, consumed_milliunits, reported_at)
+    VALUES (report_consumption.transaction_id, report_consumption.consumed_milliunits, now())
+    ON CONFLICT (transaction_id) DO UPDATE
+    SET consumed_milliunits = excluded.consumed_milliunits, reported_at = excluded.reported_at;
+END $$;
+
+-- A new request the game may answer: NOTIFY iap_refund_requested and a refund.requested webhook with the ledger's
+-- facts (written only while a daemon runs with an endpoint, as the triggers of 09_webhooks.sql write theirs).
+CREATE OR REPLACE FUNCTION iap.refund_requested() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
+DECLARE
+    v_delivery iap.deliveries%ROWTYPE;
+BEGIN
+    PERFORM pg_notify('iap_refund_requested', json_build_object(
+        'request_id', NEW.request_id, 'user_id', NEW.user_id, 'transaction_id', NEW.transaction_id,
+        'answer_by', NEW.answer_by)::text);
+    IF coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
+        SELECT * INTO v_delivery FROM iap.deliveries d
+        WHERE d.store = NEW.store AND d.transaction_id = NEW.transaction_id;
+        INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+        VALUES ('refund.requested', v_delivery.order_id, NEW.user_id, jsonb_build_object(
+            'request_id', NEW.request_id, 'store', NEW.store, 'transaction_id', NEW.transaction_id,
+            'user_id', NEW.user_id, 'order_id', v_delivery.order_id, 'reason', NEW.reason,
+            'answer_by', NEW.answer_by, 'delivered', v_delivery.transaction_id IS NOT NULL,
+            'granted', v_delivery.granted_at IS NOT NULL, 'product_id', v_delivery.product_id,
+            'product_kind', v_delivery.product_kind, 'quantity', v_delivery.quantity, 'price', v_delivery.price,
+            'currency', v_delivery.currency,
+            'refunds_90_days', iap.refunds_in_90_days(NEW.user_id)));
+        PERFORM pg_notify('iap_webhooks', '');
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER refund_requests_requested
+AFTER INSERT ON iap.refund_requests
+FOR EACH ROW WHEN (NEW.state = 'waiting')
+EXECUTE FUNCTION iap.refund_requested();
+
+-- The distinct purchases of a player refunded (whole or in part, by either store) in the last 90 days; Family
+-- Sharing revocations are no refund of theirs.
+CREATE OR REPLACE FUNCTION iap.refunds_in_90_days(user_id text) RETURNS int
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT count(*)::int FROM iap.deliveries d
+    WHERE d.user_id = refunds_in_90_days.user_id
+      AND (d.revoked_at IS NOT NULL OR d.revoked_quantity > 0 OR d.revocation_percentage IS NOT NULL)
+      AND coalesce(d.revocation_reason, '') <> 'family_sharing'
+      AND coalesce(d.revoked_at, d.store_time, d.delivered_at) > now() - interval '90 days'
+$$;
+
 -- Every revocation of a ledger row, whatever made it (an Apple refund or revoke, a Google void, a partial refund
 -- of some units), tells game servers listening on iap_revoked, in the transaction that records it.
 CREATE OR REPLACE FUNCTION iap.notify_revoked() RETURNS trigger

@@ -50,8 +50,11 @@ BEGIN
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
         -- Store notifications: the intake records them, the daemons process them, answer consumption requests
         -- and keep the history cursor; a revocation or its reversal changes only these columns of the ledger.
-        GRANT SELECT, INSERT, UPDATE ON iap.store_notifications, iap.consumption_requests,
+        GRANT SELECT, INSERT, UPDATE ON iap.store_notifications, iap.refund_requests,
             iap.notification_history_cursor TO receiptd_worker;
+        -- Refund requests: the daemons read what the game reported, and count a player's refunds.
+        GRANT SELECT ON iap.consumption_reports, iap.consumption_requests TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.refunds_in_90_days(text) TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.revoked_transactions TO receiptd_worker;
         GRANT SELECT ON iap.consumption_consent TO receiptd_worker;
         GRANT UPDATE (revocation_percentage, revocation_handled_at, granted_at) ON iap.deliveries TO receiptd_worker;
@@ -96,7 +99,8 @@ BEGIN
             iap.create_order(text, text, text, int, uuid, text),
             iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text),
             iap.owed_revocations(text), iap.mark_revocation_handled(text[]), iap.set_consumption_consent(text, boolean),
-            iap.define_product(text, text, text)
+            iap.define_product(text, text, text), iap.answer_refund_request(text, int, text),
+            iap.report_consumption(text, int)
             TO receiptd_app;
     END IF;
     IF EXISTS (SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = 'receiptd_operator') THEN
@@ -110,7 +114,8 @@ BEGIN
         GRANT SELECT ON iap.orders, iap.jobs, iap.attempts, iap.deliveries, iap.daemons, iap.transaction_owners,
             iap.foreign_transactions, iap.schema_migrations, iap.unclaimed_payments, iap.api_pacing, iap.google_finalizations,
             iap.google_voided_cursor, iap.store_notifications, iap.revoked_transactions, iap.consumption_consent,
-            iap.consumption_requests, iap.notification_history_cursor, iap.google_partial_refunds, iap.user_trust,
+            iap.consumption_requests, iap.refund_requests, iap.consumption_reports, iap.notification_history_cursor,
+            iap.google_partial_refunds, iap.user_trust,
             iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions,
             iap.products, iap.app_account_token_calls
             TO receiptd_operator;

@@ -89,9 +89,9 @@ package enum OverviewPage {
                 value: status.unprocessedNotifications
             ),
             Figure(
-                key: "consumption-overdue",
-                label: "consumption answers overdue",
-                value: status.consumptionAnswersOverdue
+                key: "refunds-late",
+                label: "refund requests answered late",
+                value: status.refundAnswersLate
             ),
             Figure(
                 key: "grants-unconfirmed",

@@ -1,6 +1,6 @@
 extension ReceiptdSettings {
     /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the Server API key and endpoints, `APPLE_SERVER_API_RATE`, `RECEIPTD_RECEIPT_VERIFIER`,
-    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`, `APPLE_APP_ID`, `APPLE_REFUND_PREFERENCE`,
+    /// `RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN`, `APPLE_APP_ID`,
     /// `APPLE_NOTIFICATION_HISTORY_INTERVAL`.
     static func storeKit(_ reader: EnvironmentReader) throws(ConfigurationError) -> StoreKitConfiguration {
         var storeKit = StoreKitConfiguration()
@@ -41,8 +41,6 @@ extension ReceiptdSettings {
             }
             storeKit.appAppleID = id
         }
-        storeKit.refundPreference =
-            try reader.choice("APPLE_REFUND_PREFERENCE", RefundPreference.self) ?? storeKit.refundPreference
         storeKit.notificationHistoryInterval =
             try reader.duration("APPLE_NOTIFICATION_HISTORY_INTERVAL", maximum: Bounds.notificationHistoryInterval)
             ?? storeKit.notificationHistoryInterval

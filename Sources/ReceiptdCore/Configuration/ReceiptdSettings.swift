@@ -65,6 +65,7 @@ package struct ReceiptdSettings: Sendable {
         googlePlay = try Self.googlePlay(reader)
         trust = try Self.trust(reader)
         webhooks = try Self.webhooks(reader)
+        daemon.refunds = try Self.refunds(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency =

@@ -33,7 +33,7 @@ extension ReceiptDaemon {
                     ConsumptionSender(
                         queue: queue,
                         client: client,
-                        refundPreference: storeKit.refundPreference,
+                        refunds: configuration.refunds,
                         backoff: configuration.backoff,
                         pollInterval: configuration.pollInterval,
                         lease: configuration.lease,

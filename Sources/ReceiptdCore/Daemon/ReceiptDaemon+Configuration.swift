@@ -37,6 +37,8 @@ extension ReceiptDaemon {
         package var retentionBatch = 500
         /// When a store API is failing, claiming its jobs pauses.
         package var circuitBreaker = CircuitBreaker.Configuration()
+        /// How refund requests the game leaves unanswered are answered (`RECEIPTD_REFUND_*`).
+        package var refunds = RefundConfiguration()
 
         /// What verified answers deliver under these settings.
         var planner: DeliveryPlanner {

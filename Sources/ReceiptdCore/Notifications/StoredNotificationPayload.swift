@@ -9,6 +9,8 @@ package struct StoredNotificationPayload: Sendable, Equatable {
     package var transaction: NotifiedTransaction?
     /// The nested signed transaction as Apple sent it (`notification.data.signedTransactionInfo`).
     package var signedTransactionInfo: String?
+    /// Why Apple asks for consumption information (`notification.data.consumptionRequestReason`), if it says.
+    package var consumptionRequestReason: String?
     /// The verified app transaction's `appTransactionId` (`RESCIND_CONSENT`'s `appData.signedAppTransactionInfo`).
     package var appTransactionID: String?
 
@@ -23,6 +25,7 @@ package struct StoredNotificationPayload: Sendable, Equatable {
         let fields = notification["data"] as? [String: Any]
         hasData = fields != nil
         signedTransactionInfo = fields?["signedTransactionInfo"] as? String
+        consumptionRequestReason = (fields?["consumptionRequestReason"] as? String).map { String($0.prefix(100)) }
         appTransactionID = (object["appTransaction"] as? [String: Any])?["appTransactionId"] as? String
         if let transaction = object["transaction"], !(transaction is NSNull) {
             guard let transactionFields = transaction as? [String: Any] else {

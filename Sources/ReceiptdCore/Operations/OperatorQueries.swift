@@ -112,8 +112,9 @@ package struct OperatorQueries: Sendable {
                            (SELECT count(*) FROM iap.store_notifications WHERE processed_at IS NULL) AS unprocessed,
                            (SELECT extract(epoch FROM now() - min(received_at))::int FROM iap.store_notifications
                             WHERE processed_at IS NULL) AS oldest_unprocessed,
-                           (SELECT count(*) FROM iap.consumption_requests WHERE state = 'pending' AND overdue_at < now())
-                               AS consumption_overdue,
+                           (SELECT count(*) FROM iap.refund_requests
+                            WHERE state IN ('waiting', 'answering') AND answer_by < now() + interval '1 hour')
+                               AS refund_answers_late,
                            (SELECT \(Self.utc("max(received_at)")) FROM iap.store_notifications
                             WHERE store = 'google' AND notification_type = 'TEST') AS google_test,
                            (SELECT \(Self.utc("min(acknowledge_by)")) FROM iap.unclaimed_payments
@@ -201,7 +202,7 @@ package struct OperatorQueries: Sendable {
                     lastGoogleTestNotification: notifications.first?["google_test"],
                     unprocessedNotifications: try notifications.first?.int("unprocessed") ?? 0,
                     oldestUnprocessedNotificationSeconds: notifications.first?.optionalInt("oldest_unprocessed"),
-                    consumptionAnswersOverdue: try notifications.first?.int("consumption_overdue") ?? 0,
+                    refundAnswersLate: try notifications.first?.int("refund_answers_late") ?? 0,
                     provisionalGrants: trust.provisionalGrants,
                     untrustedUsers: trust.untrustedUsers,
                     webhooks: webhooks,

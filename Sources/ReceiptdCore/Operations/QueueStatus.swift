@@ -37,8 +37,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         /// `lease_expired` (running, its heartbeat and its daemon's over 60 s old), `overrun` (running far longer
         /// than an attempt may, its daemon still heartbeating), `overdue` (pending, due over 5 minutes ago),
         /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day),
-        /// `api_blocked` (an API asked not to be called for over a minute more), `consumption_overdue` (a
-        /// consumption answer still unsent 10 hours after Apple asked), `webhook_failing`, or
+        /// `api_blocked` (an API asked not to be called for over a minute more), `refund_answer_late` (a
+        /// store's refund request not answered an hour before its deadline), `webhook_failing`, or
         /// `provisional_unconfirmed` (a provisional grant unconfirmed while no job of its order is active).
         package var reason: String
         /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
@@ -168,8 +168,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var unprocessedNotifications = 0
     /// Seconds since the oldest of them was received; `nil` when there is none.
     package var oldestUnprocessedNotificationSeconds: Int? = nil
-    /// Consumption requests still unanswered past their `overdue_at` (10 hours after Apple asked).
-    package var consumptionAnswersOverdue = 0
+    /// Refund requests not answered an hour before their deadline (`answer_by`).
+    package var refundAnswersLate = 0
     /// Provisional grants unconfirmed now, confirmed and refuted in the last 24 hours.
     package var provisionalGrants = TrustFigures.Grants()
     /// Players whose `iap.user_trust` row says untrusted, by store.

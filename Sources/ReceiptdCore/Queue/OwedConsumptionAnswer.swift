@@ -1,4 +1,4 @@
-/// One consumption answer owed to Apple, as claimed from `iap.consumption_requests`.
+/// One answer to Apple's refund request owed, as claimed from `iap.refund_requests` (state `answering`).
 package struct OwedConsumptionAnswer: Sendable, Equatable {
     /// The request's row: the id of its CONSUMPTION_REQUEST in `iap.store_notifications`.
     package var notificationID: Int64
@@ -10,4 +10,10 @@ package struct OwedConsumptionAnswer: Sendable, Equatable {
     package var attempts: Int
     /// Whether the ledger delivered the transaction and the game granted it, read when it was claimed.
     package var deliveredAndGranted: Bool
+    /// The kind it was delivered as, if it was.
+    package var kind: ProductKind? = nil
+    /// The preference the game (or the policy, or an operator) gave.
+    package var preference: RefundPreference = .none
+    /// The consumption given with it, in thousandths of a percent.
+    package var consumed: Int? = nil
 }

@@ -1,23 +1,67 @@
 extension PostgresJobQueue: ConsumptionAnswerQueue {
-    /// Claims due `pending` rows no lease holds (`SKIP LOCKED`), reading whether the game granted each transaction.
+    package func expireRefundRequests() async throws -> [ExpiredRefundRequest] {
+        try await pool.execute(
+            Self.refundSQL.expire
+        ).namedRows.map { row in
+            ExpiredRefundRequest(
+                requestID: try row.string("request_id"),
+                store: try row.string("store"),
+                transactionID: try row.string("transaction_id")
+            )
+        }
+    }
+
+    package func answerByPolicy(_ policy: RefundPolicy, limit: Int) async throws -> Int {
+        let wait = policy.configuration.gameWait.seconds
+        return try await pool.withSession { session in
+            _ = try session.execute("BEGIN")
+            do {
+                let due = try session.execute(
+                    Self.refundSQL.waiting,
+                    [wait, limit]
+                ).namedRows
+                var decided: [[(String, JSONText.Value)]] = []
+                for row in due {
+                    let facts = RefundPolicy.Facts(
+                        delivered: try row.bool("delivered"),
+                        granted: try row.bool("granted"),
+                        kind: row["product_kind"].flatMap(ProductKind.init(rawValue:)),
+                        reportedConsumption: row["consumed_milliunits"].flatMap { Int($0) },
+                        refundsIn90Days: try row.int("refunds")
+                    )
+                    let decision = policy.decide(facts)
+                    decided.append([
+                        ("notification_id", .int(Int64(try row.string("notification_id")) ?? 0)),
+                        ("preference", .string(decision.preference.rawValue)),
+                        ("consumed", .optional(decision.consumed)),
+                    ])
+                }
+                if !decided.isEmpty {
+                    _ = try session.execute(
+                        """
+                        UPDATE iap.refund_requests r
+                        SET state = 'answering', answered_by = 'policy', preference = v.preference,
+                            consumed_milliunits = v.consumed, run_at = now()
+                        FROM jsonb_to_recordset($1::jsonb) AS v(notification_id bigint, preference text, consumed int)
+                        WHERE r.notification_id = v.notification_id AND r.state = 'waiting'
+                        """,
+                        [JSONText.rows(decided)]
+                    )
+                }
+                _ = try session.execute("COMMIT")
+                return decided.count
+            } catch {
+                _ = try? session.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    /// Claims due `answering` Apple rows no lease holds (`SKIP LOCKED`), reading whether the game granted each
+    /// transaction and its kind.
     package func claimConsumptionRequests(limit: Int, lease: Duration) async throws -> [OwedConsumptionAnswer] {
         try await pool.execute(
-            """
-            WITH due AS (
-                SELECT notification_id FROM iap.consumption_requests
-                WHERE state = 'pending' AND run_at <= now() AND (locked_until IS NULL OR locked_until < now())
-                ORDER BY run_at
-                LIMIT $2
-                FOR UPDATE SKIP LOCKED
-            )
-            UPDATE iap.consumption_requests c
-            SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = c.attempts + 1
-            FROM due WHERE c.notification_id = due.notification_id
-            RETURNING c.notification_id, c.transaction_id, c.environment, c.attempts,
-                      EXISTS (SELECT 1 FROM iap.deliveries d
-                              WHERE d.store = 'apple' AND d.transaction_id = c.transaction_id
-                                AND d.granted_at IS NOT NULL) AS granted
-            """,
+            Self.refundSQL.claim,
             [owner, limit, lease.seconds]
         ).namedRows.map { row in
             OwedConsumptionAnswer(
@@ -25,7 +69,10 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
                 transactionID: try row.string("transaction_id"),
                 environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
                 attempts: try row.int("attempts"),
-                deliveredAndGranted: try row.bool("granted")
+                deliveredAndGranted: try row.bool("granted"),
+                kind: row["kind"].flatMap(ProductKind.init(rawValue:)),
+                preference: row["preference"].flatMap(RefundPreference.init(rawValue:)) ?? .none,
+                consumed: row["consumed_milliunits"].flatMap { Int($0) }
             )
         }
     }
@@ -34,21 +81,21 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     package func renewConsumptionLease(_ owed: OwedConsumptionAnswer, lease: Duration) async throws -> Bool {
         try await pool.execute(
             """
-            UPDATE iap.consumption_requests SET locked_until = now() + make_interval(secs => $3)
-            WHERE notification_id = $1 AND locked_by = $2 AND state = 'pending'
+            UPDATE iap.refund_requests SET locked_until = now() + make_interval(secs => $3)
+            WHERE notification_id = $1 AND locked_by = $2 AND state = 'answering'
             """,
             [owed.notificationID, owner, lease.seconds]
         ).affectedRows == 1
     }
 
-    /// `sent`, with what was sent; the lease is released.
+    /// `answered`, with what was sent; the lease is released.
     package func markConsumptionSent(_ owed: OwedConsumptionAnswer, deliveryStatus: String, body: String) async throws {
         try await pool.execute(
             """
-            UPDATE iap.consumption_requests
-            SET state = 'sent', sent_at = now(), delivery_status = $2, request_body = $3::jsonb, last_error = NULL,
-                locked_by = NULL, locked_until = NULL
-            WHERE notification_id = $1 AND state = 'pending'
+            UPDATE iap.refund_requests
+            SET state = 'answered', sent_at = now(), answered_at = now(), delivery_status = $2,
+                request_body = $3::jsonb, last_error = NULL, locked_by = NULL, locked_until = NULL
+            WHERE notification_id = $1 AND state = 'answering'
             """,
             [owed.notificationID, deliveryStatus, body]
         )
@@ -62,9 +109,9 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     ) async throws {
         try await pool.execute(
             """
-            UPDATE iap.consumption_requests
+            UPDATE iap.refund_requests
             SET run_at = now() + make_interval(secs => $3), last_error = $4, locked_by = NULL, locked_until = NULL
-            WHERE notification_id = $1 AND locked_by = $2 AND state = 'pending'
+            WHERE notification_id = $1 AND locked_by = $2 AND state = 'answering'
             """,
             [owed.notificationID, owner, delay.seconds, String(error.prefix(500))]
         )
@@ -74,10 +121,10 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     package func postponeConsumption(_ owed: OwedConsumptionAnswer, after delay: Duration) async throws {
         try await pool.execute(
             """
-            UPDATE iap.consumption_requests
+            UPDATE iap.refund_requests
             SET run_at = now() + make_interval(secs => $3), attempts = greatest(0, attempts - 1),
                 locked_by = NULL, locked_until = NULL
-            WHERE notification_id = $1 AND locked_by = $2 AND state = 'pending'
+            WHERE notification_id = $1 AND locked_by = $2 AND state = 'answering'
             """,
             [owed.notificationID, owner, delay.seconds]
         )
@@ -87,11 +134,59 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     package func markConsumptionFailed(_ owed: OwedConsumptionAnswer, error: String) async throws {
         try await pool.execute(
             """
-            UPDATE iap.consumption_requests
+            UPDATE iap.refund_requests
             SET state = 'failed', last_error = $2, locked_by = NULL, locked_until = NULL
-            WHERE notification_id = $1 AND state = 'pending'
+            WHERE notification_id = $1 AND state = 'answering'
             """,
             [owed.notificationID, String(error.prefix(500))]
         )
     }
+
+    /// The daemons' refund-request statements; each matches a partial index of `iap.refund_requests` as written
+    /// (the daemons' sessions run with `enable_seqscan` off), which a test checks.
+    package static let refundSQL = (
+        // Requests still open at their deadline.
+        expire: """
+        UPDATE iap.refund_requests
+        SET state = 'expired', locked_by = NULL, locked_until = NULL,
+            last_error = coalesce(last_error || '; ', '') || 'not answered before ' || answer_by::text
+        WHERE state IN ('waiting', 'answering') AND answer_by <= now()
+        RETURNING request_id, store, transaction_id
+        """,
+        // The requests the game left waiting, locked so that its late answer waits for this decision.
+        waiting: """
+        SELECT r.notification_id, d.transaction_id IS NOT NULL AS delivered,
+               d.granted_at IS NOT NULL AS granted, d.product_kind, c.consumed_milliunits,
+               CASE WHEN r.user_id IS NULL THEN 0 ELSE iap.refunds_in_90_days(r.user_id) END AS refunds
+        FROM iap.refund_requests r
+        LEFT JOIN iap.deliveries d ON d.store = r.store AND d.transaction_id = r.transaction_id
+        LEFT JOIN iap.consumption_reports c ON c.transaction_id = r.transaction_id
+        WHERE r.state = 'waiting' AND r.answer_by > now()
+          AND least(r.received_at + make_interval(secs => $1), r.answer_by - interval '2 hours') <= now()
+        ORDER BY r.answer_by
+        LIMIT $2
+        FOR UPDATE OF r SKIP LOCKED
+        """,
+        // Answers to send to Apple that no lease holds.
+        claim: """
+        WITH due AS (
+            SELECT notification_id FROM iap.refund_requests
+            WHERE state = 'answering' AND store = 'apple' AND run_at <= now() AND answer_by > now()
+              AND (locked_until IS NULL OR locked_until < now())
+            ORDER BY run_at
+            LIMIT $2
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE iap.refund_requests c
+        SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = c.attempts + 1
+        FROM due WHERE c.notification_id = due.notification_id
+        RETURNING c.notification_id, c.transaction_id, c.environment, c.attempts, c.preference,
+                  c.consumed_milliunits,
+                  EXISTS (SELECT 1 FROM iap.deliveries d
+                          WHERE d.store = 'apple' AND d.transaction_id = c.transaction_id
+                            AND d.granted_at IS NOT NULL) AS granted,
+                  (SELECT d.product_kind FROM iap.deliveries d
+                   WHERE d.store = 'apple' AND d.transaction_id = c.transaction_id) AS kind
+        """
+    )
 }

@@ -85,6 +85,8 @@ extension PostgresJobQueue: NotificationProcessing {
         // Each store's payload is read and planned its own way; the actions are run alike.
         let action: NotificationAction
         var signedTransactionInfo: String?
+        // Why Apple asks (CONSUMPTION_REQUEST's `consumptionRequestReason`).
+        var consumptionRequestReason: String?
         // The store's time of this news (`iap.deliveries.store_time`): Apple's signedDate, Google's event time.
         var storeTime = signedAt
         do {
@@ -95,6 +97,7 @@ extension PostgresJobQueue: NotificationProcessing {
             } else {
                 let payload = try StoredNotificationPayload(payload: try row.string("payload"))
                 signedTransactionInfo = payload.signedTransactionInfo
+                consumptionRequestReason = payload.consumptionRequestReason
                 action = planner.action(
                     store: Store(rawValue: store) ?? .apple,
                     type: type,
@@ -132,9 +135,12 @@ extension PostgresJobQueue: NotificationProcessing {
             let environment = row["environment"] ?? transaction.environment ?? StoreEnvironment.production.rawValue
             let state = try session.execute(
                 notificationSQL.requestConsumption,
-                [id, transaction.transactionID, transaction.appAccountToken?.uuidString, environment, signedAt]
+                [
+                    id, transaction.transactionID, transaction.appAccountToken?.uuidString, environment, signedAt,
+                    consumptionRequestReason,
+                ]
             ).first?["state"]
-            return (state == "pending" ? .consumptionRequested : .consumptionNotConsented, nil)
+            return (state == "waiting" ? .consumptionRequested : .consumptionNotConsented, nil)
         case .settleCharge(let transaction):
             return try settleCharge(
                 transaction,
@@ -287,22 +293,32 @@ extension PostgresJobQueue: NotificationProcessing {
                 FROM lifted l WHERE l.owed) AS announced
         """,
         // The user: the ledger row's, else an order's with the transaction's token, else an unclaimed payment's.
+        // Apple decides about 12 hours after it signed the request. Without the player's consent nothing may be
+        // sent: the request is answered by policy at once, and the game is not asked.
         requestConsumption: """
         WITH who AS (
             SELECT coalesce(
                 (SELECT user_id FROM iap.deliveries WHERE store = 'apple' AND transaction_id = $2),
                 (SELECT user_id FROM iap.orders WHERE app_account_token = $3::uuid
                  ORDER BY checkout_at NULLS LAST, created_at, order_id LIMIT 1),
-                (SELECT user_id FROM iap.unclaimed_payments WHERE transaction_id = $2)) AS user_id
+                (SELECT user_id FROM iap.unclaimed_payments WHERE transaction_id = $2)) AS user_id,
+                (SELECT order_id FROM iap.deliveries WHERE store = 'apple' AND transaction_id = $2) AS order_id
+        ), consent AS (
+            SELECT EXISTS (SELECT 1 FROM iap.consumption_consent c, who
+                           WHERE c.user_id = who.user_id AND c.consented) AS given
         )
-        INSERT INTO iap.consumption_requests (notification_id, transaction_id, environment, user_id, requested_at,
-                                              overdue_at, state)
-        SELECT $1::bigint, $2, $4, who.user_id, to_timestamp($5::bigint / 1000.0),
-               to_timestamp($5::bigint / 1000.0) + interval '10 hours',
-               CASE WHEN EXISTS (SELECT 1 FROM iap.consumption_consent c WHERE c.user_id = who.user_id AND c.consented)
-                    THEN 'pending' ELSE 'not_consented' END
-        FROM who
-        ON CONFLICT (notification_id) DO UPDATE SET state = iap.consumption_requests.state
+        INSERT INTO iap.refund_requests (notification_id, request_id, store, transaction_id, environment, user_id,
+                                         order_id, reason, signed_at, received_at, answer_by, state, answered_by,
+                                         answered_at, last_error)
+        SELECT $1::bigint, n.notification_id, 'apple', $2, $4, who.user_id, who.order_id, $6,
+               to_timestamp($5::bigint / 1000.0), now(), to_timestamp($5::bigint / 1000.0) + interval '12 hours',
+               CASE WHEN consent.given THEN 'waiting' ELSE 'answered' END,
+               CASE WHEN consent.given THEN NULL ELSE 'policy' END,
+               CASE WHEN consent.given THEN NULL ELSE now() END,
+               CASE WHEN consent.given THEN NULL ELSE 'no consent' END
+        FROM who, consent, iap.store_notifications n
+        WHERE n.id = $1::bigint
+        ON CONFLICT (request_id, store) DO UPDATE SET state = iap.refund_requests.state
         RETURNING state
         """,
         // Whether the ledger has the transaction, and the order it pays: same product and token, not full.

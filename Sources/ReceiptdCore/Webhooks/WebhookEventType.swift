@@ -13,4 +13,6 @@ package enum WebhookEventType: String, Sendable, Equatable, CaseIterable, Codabl
     /// A parent or guardian withdrew consent for the player behind an app transaction (Apple's `RESCIND_CONSENT`);
     /// about no order.
     case consentRescinded = "consent.rescinded"
+    /// A store asks about a refund (`iap.refund_requests`): the game may answer with `iap.answer_refund_request`.
+    case refundRequested = "refund.requested"
 }

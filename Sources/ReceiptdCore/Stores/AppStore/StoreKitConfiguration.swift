@@ -24,8 +24,7 @@ package struct StoreKitConfiguration: Sendable {
     package var transactionIDWithoutToken = TransactionIDTokenPolicy.reject
     /// The app's Apple ID (`APPLE_APP_ID`): when set, a notification's `data.appAppleId` must equal it.
     package var appAppleID: Int64? = nil
-    /// What consumption answers ask of Apple's refund decision (`APPLE_REFUND_PREFERENCE`; `none` by default).
-    package var refundPreference = RefundPreference.none
+
     /// How often one daemon asks Get Notification History for what the intake missed
     /// (`APPLE_NOTIFICATION_HISTORY_INTERVAL`; an hour by default).
     package var notificationHistoryInterval: Duration = .seconds(3600)

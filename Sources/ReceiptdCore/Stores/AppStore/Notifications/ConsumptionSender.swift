@@ -2,14 +2,15 @@ import Foundation
 import Logging
 import ServiceLifecycle
 
-/// Answers Apple's CONSUMPTION_REQUESTs: works off the `pending` rows of `iap.consumption_requests` (the user
-/// consented), sending Send Consumption Information v2 to the request's environment through the App Store Server
-/// API's shared pacing, retried with backoff until Apple accepts (202) or refuses for good (another 4xx). A row is
-/// claimed for the daemon's lease, renewed before each call, so a daemon that dies mid-call leaves it to the next.
+/// Answers refund requests: expires those past their deadline, answers by policy those the game left waiting
+/// (`RECEIPTD_REFUND_GAME_WAIT`), and sends Apple's answers (`answering` rows of `iap.refund_requests`) as Send
+/// Consumption Information v2 to the request's environment through the App Store Server API's shared pacing,
+/// retried with backoff until Apple accepts (202) or refuses for good (another 4xx). A row is claimed for the
+/// daemon's lease, renewed before each call, so a daemon that dies mid-call leaves it to the next.
 package final class ConsumptionSender: Service {
     private let queue: any ConsumptionAnswerQueue
     private let client: ServerAPIClient
-    private let refundPreference: RefundPreference
+    private let refunds: RefundConfiguration
     private let backoff: Backoff
     private let pollInterval: Duration
     private let lease: Duration
@@ -19,7 +20,7 @@ package final class ConsumptionSender: Service {
     init(
         queue: any ConsumptionAnswerQueue,
         client: ServerAPIClient,
-        refundPreference: RefundPreference,
+        refunds: RefundConfiguration,
         backoff: Backoff,
         pollInterval: Duration,
         lease: Duration,
@@ -28,7 +29,7 @@ package final class ConsumptionSender: Service {
     ) {
         self.queue = queue
         self.client = client
-        self.refundPreference = refundPreference
+        self.refunds = refunds
         self.backoff = backoff
         self.pollInterval = pollInterval
         self.lease = lease
@@ -40,6 +41,22 @@ package final class ConsumptionSender: Service {
     package func run() async throws {
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
+                for expired in try await queue.expireRefundRequests() {
+                    logger.error(
+                        "a refund request reached its deadline unanswered; the store decides without it",
+                        metadata: [
+                            "request": "\(expired.requestID)", "store": "\(expired.store)",
+                            "transaction": "\(expired.transactionID)",
+                        ]
+                    )
+                }
+                let decided = try await queue.answerByPolicy(RefundPolicy(configuration: refunds), limit: Self.batch)
+                if decided > 0 {
+                    logger.info(
+                        "refund requests the game left waiting answered by policy",
+                        metadata: ["requests": "\(decided)"]
+                    )
+                }
                 let owed = try await queue.claimConsumptionRequests(limit: Self.batch, lease: lease)
                 for row in owed { await answer(row) }
                 if owed.count == Self.batch { continue }
@@ -67,7 +84,10 @@ package final class ConsumptionSender: Service {
         }
         let information = ConsumptionInformation(
             deliveredAndGranted: owed.deliveredAndGranted,
-            refundPreference: refundPreference
+            kind: owed.kind,
+            consumed: owed.consumed,
+            preference: owed.preference,
+            sampleContentProvided: refunds.sampleContentProvided
         )
         let body = information.json
         let outcome = await client.sendConsumption(
