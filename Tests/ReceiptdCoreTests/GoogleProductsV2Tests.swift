@@ -127,9 +127,4 @@ import Testing
             try JSONDecoder().decode(GoogleOrder.Money.self, from: Data(#"{"units":"1"}"#.utf8))
         }
     }
-
-    @Test func aLedgerIDIsAnOrderUnlessItIsATokensDigest() {
-        #expect(GoogleLedgerID.orderID(of: "GPA.1234-5678") == "GPA.1234-5678")
-        #expect(GoogleLedgerID.orderID(of: GoogleLedgerID.of(orderID: nil, token: "tok")) == nil)
-    }
 }

@@ -163,6 +163,14 @@ import Testing
                     )
                 )
             }
+            // A test purchase has no order to ask about.
+            try await enqueue(
+                f,
+                "tester",
+                user: "u9",
+                product: "gems",
+                token: SyntheticPurchaseToken(productID: "gems", testPurchase: true, price: "0.99")
+            )
             let lines = CapturingLogHandler.Lines()
             try await f.withDaemons(settings: settings, logger: CapturingLogHandler.logger(into: lines)) { _ in
                 try await f.waitUntilSettled()
@@ -177,7 +185,8 @@ import Testing
                     "SELECT count(*) FROM iap.deliveries WHERE order_id LIKE 'refused-%' AND price IS NULL AND currency IS NULL"
                 ) == "2"
             )
-            #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome = 'full'") == "3")
+            #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE outcome = 'full'") == "4")
+            #expect(try await f.value("SELECT price FROM iap.deliveries WHERE order_id = 'tester'") == nil)
             #expect(google.recordedOrderQueries().map(\.httpStatus).sorted() == [200, 403, 403])
             #expect(lines.all.filter { $0.contains("refused orders.get") }.count == 1)
         }

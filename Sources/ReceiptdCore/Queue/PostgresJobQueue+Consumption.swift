@@ -14,8 +14,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     package func answerByPolicy(_ policy: RefundPolicy, limit: Int) async throws -> Int {
         let wait = policy.configuration.gameWait.seconds
         return try await pool.withSession { session in
-            _ = try session.execute("BEGIN")
-            do {
+            try session.transaction { session in
                 let due = try session.execute(
                     Self.refundSQL.waiting,
                     [wait, limit]
@@ -48,11 +47,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
                         [JSONText.rows(decided)]
                     )
                 }
-                _ = try session.execute("COMMIT")
                 return decided.count
-            } catch {
-                _ = try? session.execute("ROLLBACK")
-                throw error
             }
         }
     }

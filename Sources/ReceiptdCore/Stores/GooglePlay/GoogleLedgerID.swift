@@ -10,11 +10,4 @@ enum GoogleLedgerID {
         orderID.flatMap { $0.isEmpty ? nil : $0 }
             ?? SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
     }
-
-    /// The `orderId` a ledger id is, or `nil` for a token's digest (a test purchase, which has no order).
-    static func orderID(of ledgerID: String) -> String? {
-        let isDigest =
-            ledgerID.utf8.count == 64 && ledgerID.utf8.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
-        return isDigest || ledgerID.isEmpty ? nil : ledgerID
-    }
 }

@@ -45,25 +45,30 @@ final class GooglePurchaseVerifier: PurchaseVerifier {
             )
         }
         let waited = max(0, Date().timeIntervalSince1970 - Double(job.createdAtMilliseconds) / 1000)
+        let purchase = answer.status == 200 ? answer.decoded(GoogleProductPurchase.self) : nil
         let attempt = GooglePlayClassifier.classify(
             status: answer.status,
-            purchase: answer.status == 200 ? answer.decoded(GoogleProductPurchase.self) : nil,
+            purchase: purchase,
             errorMessage: answer.status == 200 ? nil : answer.errorMessage,
             retryAfter: answer.headers.first(name: "Retry-After").flatMap { RetryAfter.delay(from: $0) },
             lookup: .init(token: job.input, productID: job.order.productID, waited: .seconds(waited)),
             configuration: configuration
         )
-        guard configuration.orderAmounts == .on else { return attempt }
-        return await withOrderAmounts(attempt, client: client)
+        // A test purchase has no order, and no price.
+        guard configuration.orderAmounts == .on, let orderID = purchase?.orderID, !orderID.isEmpty else {
+            return attempt
+        }
+        return await withOrderAmounts(attempt, orderID: orderID, client: client)
     }
 
     /// `attempt` with each verified purchase's price and currency from `orders.get` (`GOOGLE_PLAY_ORDER_AMOUNTS=on`).
     /// Any failure leaves them empty: an amount is for support's eyes, never a reason to hold a delivery.
-    private func withOrderAmounts(_ attempt: VerificationAttempt, client: GooglePlayClient) async -> VerificationAttempt
-    {
-        guard case .verified(var verified) = attempt.verdict,
-            let orderID = verified.purchases.first.flatMap({ GoogleLedgerID.orderID(of: $0.originalTransactionID) })
-        else { return attempt }
+    private func withOrderAmounts(
+        _ attempt: VerificationAttempt,
+        orderID: String,
+        client: GooglePlayClient
+    ) async -> VerificationAttempt {
+        guard case .verified(var verified) = attempt.verdict else { return attempt }
         let order: GoogleOrder
         do {
             let answer = try await client.order(id: orderID)
