@@ -22,10 +22,13 @@ struct FakeGooglePlayNotifyCommand: AsyncParsableCommand {
     var standIn = "http://127.0.0.1:8090"
     @Option(help: ArgumentHelp("Where to push it, e.g. http://127.0.0.1:8443/notifications/google.", valueName: "url"))
     var url: String
-    @Option(help: "purchased, canceled, voided or test.") var type: String
-    @Option(help: "The purchase token (required but for test).") var token: String?
+    @Option(help: "purchased, canceled, voided, refund_review (a chargeback to review) or test.") var type: String
+    @Option(help: "The purchase token (required for purchased, canceled and voided).") var token: String?
     @Option(help: "The product id (default: a synthetic token's).") var sku: String?
-    @Option(help: "A voided purchase's orderId (default: a synthetic token's).") var orderId: String?
+    @Option(help: "A voided or reviewed purchase's orderId (default: a synthetic token's).") var orderId: String?
+    @Option(help: "A refund review's pendingRefundToken (default: a fresh one).") var refundToken: String?
+    @Option(help: "A refund review's refundReason code.") var refundReason: Int?
+    @Option(help: "A refund review's obfuscatedAccountId (default: a synthetic token's).") var accountId: String?
     @Option(help: "A voided purchase's refundType: 1 full, 2 quantity-based partial.") var refundType: Int?
     @Option(help: "The OIDC token's aud (the daemon's GOOGLE_PUBSUB_AUDIENCE; default: --url).") var audience: String?
     @Option(help: "The Pub/Sub messageId (default: a fresh one; the same again is a redelivery).") var messageId:
@@ -33,20 +36,26 @@ struct FakeGooglePlayNotifyCommand: AsyncParsableCommand {
     @Option(help: "The notification's packageName (default: the stand-in's package).") var packageName: String?
 
     func validate() throws {
-        guard ["purchased", "canceled", "voided", "test"].contains(type) else {
-            throw ValidationError("--type must be purchased, canceled, voided or test, got \(type)")
+        guard ["purchased", "canceled", "voided", "refund_review", "test"].contains(type) else {
+            throw ValidationError("--type must be purchased, canceled, voided, refund_review or test, got \(type)")
         }
-        if type != "test" && token == nil { throw ValidationError("--token is required for --type \(type)") }
+        if ["purchased", "canceled", "voided"].contains(type) && token == nil {
+            throw ValidationError("--token is required for --type \(type)")
+        }
+        if type == "refund_review" && token == nil && orderId == nil {
+            throw ValidationError("--order-id (or a synthetic --token naming one) is required for --type refund_review")
+        }
     }
 
     func run() async throws {
         var order: [String: Any] = ["url": url, "type": type]
         let strings = [
             ("token", token), ("sku", sku), ("order_id", orderId), ("audience", audience), ("message_id", messageId),
-            ("package_name", packageName),
+            ("package_name", packageName), ("refund_token", refundToken), ("account_id", accountId),
         ]
         for case (let key, let value?) in strings { order[key] = value }
         if let refundType { order["refund_type"] = refundType }
+        if let refundReason { order["refund_reason"] = refundReason }
         var request = HTTPClientRequest(url: standIn + "/fake/rtdn")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")

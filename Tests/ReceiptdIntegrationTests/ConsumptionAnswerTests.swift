@@ -212,7 +212,8 @@ import Testing
             for (result, count) in [("retry", 2), ("sent", 1)] {
                 #expect(
                     lines.contains {
-                        $0.hasPrefix("receiptd_consumption_answers_total") && $0.contains("result=\"\(result)\"")
+                        $0.hasPrefix("receiptd_refund_answer_calls_total") && $0.contains("result=\"\(result)\"")
+                            && $0.contains("store=\"apple\"")
                             && $0.hasSuffix(" \(count)")
                     },
                     "\(lines)"
@@ -232,7 +233,7 @@ import Testing
             let row = try await requestRow(f, "9401")
             #expect(row["attempts"] == "1" && row["last_error"]?.contains("4000000") == true && row["sent"] == "f")
             #expect(f.standIn.recordedConsumptionRequests().count == 1)
-            #expect(lines.all.contains { $0.hasPrefix("error ") && $0.contains("consumption information") })
+            #expect(lines.all.contains { $0.hasPrefix("error ") && $0.contains("refused the refund answer") })
         }
     }
 

@@ -32,8 +32,9 @@ extension ReceiptdBinary {
         )
     }
 
-    /// Starts `receiptd run` with exactly `environment`, its output discarded, for a test that kills it.
-    static func startDaemon(environment: [String: String]) throws -> Process {
+    /// Starts `receiptd run` with exactly `environment`, its output discarded (or its stderr written to `log`), for a
+    /// test that kills it.
+    static func startDaemon(environment: [String: String], log: URL? = nil) throws -> Process {
         let process = Process()
         process.executableURL = try location()
         process.arguments = ["run"]
@@ -41,6 +42,10 @@ extension ReceiptdBinary {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
+        if let log {
+            try Data().write(to: log)
+            process.standardError = try FileHandle(forWritingTo: log)
+        }
         try process.run()
         return process
     }

@@ -8,11 +8,22 @@ import Testing
 /// beforehand, the policy answers when it is silent, and a request reaching its deadline expires.
 @Suite struct RefundRequestTests {
     /// A purchase delivered to `user` and granted by the game.
-    private func deliver(_ f: Fixture, _ transactionID: String, user: String = "u1") async throws {
+    private func deliver(
+        _ f: Fixture,
+        _ transactionID: String,
+        user: String = "u1",
+        product: String = "gems",
+        type: String = "Consumable"
+    ) async throws {
         let jws = f.standIn.testChain.signedTransaction(
-            SignedTransactionPayload(transactionId: transactionID, productId: "gems", environment: "Production")
+            SignedTransactionPayload(
+                transactionId: transactionID,
+                productId: product,
+                type: type,
+                environment: "Production"
+            )
         )
-        try await f.enqueue("order-\(transactionID)", user: user, transaction: jws)
+        try await f.enqueue("order-\(transactionID)", user: user, product: product, transaction: jws)
         try await f.waitUntilSettled()
         try await f.connection.execute(
             "SELECT iap.mark_granted($1, ARRAY[$2])",
@@ -176,6 +187,31 @@ import Testing
         }
     }
 
+    /// Apple prorates no auto-renewable: the policy's prorated answer goes as `GRANT_FULL`, without a consumption.
+    @Test func aPartlyConsumedAutoRenewableIsSentGrantFull() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute("SELECT iap.set_consumption_consent('u1', true)")
+            let settings = f.settings {
+                $0.daemon.refunds.preference = .auto
+                $0.daemon.refunds.gameWait = .seconds(1)
+            }
+            try await f.withDaemons(settings: settings) { _ in
+                try await deliver(f, "8351", product: "pass", type: "Auto-Renewable Subscription")
+                try await f.connection.execute("SELECT iap.report_consumption('8351', 30000)")
+                try await ask(f, "8351", user: "u1")
+                try await f.waitUntil {
+                    try await f.value("SELECT state FROM iap.refund_requests") == "answered"
+                }
+            }
+            #expect(try await f.value("SELECT preference FROM iap.refund_requests") == "grant_prorated")
+            let sent = try #require(f.standIn.recordedConsumptionRequests().first)
+            #expect(sent.fields["refundPreference"] as? String == "GRANT_FULL")
+            #expect(
+                sent.fields["consumptionPercentage"] == nil && sent.fields["deliveryStatus"] as? String == "DELIVERED"
+            )
+        }
+    }
+
     @Test func aRequestReachingItsDeadlineExpiresWithAnErrorLine() async throws {
         try await Fixture.with { f in
             let id = try await ask(f, "8401", user: "u1")
@@ -213,7 +249,8 @@ import Testing
                 (
                     "claim",
                     PostgresJobQueue.refundSQL.claim.replacingOccurrences(of: "$1", with: "'daemon'")
-                        .replacingOccurrences(of: "$2", with: "20").replacingOccurrences(of: "$3", with: "60"),
+                        .replacingOccurrences(of: "$2", with: "20").replacingOccurrences(of: "$3", with: "60")
+                        .replacingOccurrences(of: "$4", with: "'google'"),
                     "refund_requests_answering"
                 ),
             ] {

@@ -109,47 +109,83 @@ BEGIN
     ON CONFLICT (user_id) DO UPDATE SET consented = excluded.consented, changed_at = excluded.changed_at;
 END $$;
 
+-- The answer of the game or of an operator, checked, and handed to the daemons (`answering`); returns the
+-- request's order, if the ledger knows it. Not granted to any role: the two functions above call it.
+CREATE OR REPLACE FUNCTION iap.answer_refund(caller text, request_id text, consumed_milliunits int, preference text,
+                                             answered_by text)
+RETURNS text
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    v_request iap.refund_requests%ROWTYPE;
+BEGIN
+    IF answer_refund.preference IS NULL
+       OR answer_refund.preference NOT IN ('decline', 'grant_full', 'grant_prorated', 'none') THEN
+        RAISE EXCEPTION '%: preference must be decline, grant_full, grant_prorated or none, got %',
+            answer_refund.caller, coalesce(answer_refund.preference, 'NULL') USING ERRCODE = '22023';
+    END IF;
+    IF answer_refund.consumed_milliunits IS NOT NULL
+       AND answer_refund.consumed_milliunits NOT BETWEEN 0 AND 100000 THEN
+        RAISE EXCEPTION '%: consumed_milliunits must be 0 to 100000 (thousandths of a percent), got %',
+            answer_refund.caller, answer_refund.consumed_milliunits USING ERRCODE = '22023';
+    END IF;
+    IF answer_refund.preference = 'grant_prorated'
+       AND coalesce(answer_refund.consumed_milliunits, 0) NOT BETWEEN 1 AND 99999 THEN
+        RAISE EXCEPTION '%: grant_prorated needs consumed_milliunits strictly between 0 and 100000',
+            answer_refund.caller USING ERRCODE = '22023';
+    END IF;
+    SELECT * INTO v_request FROM iap.refund_requests r WHERE r.request_id = answer_refund.request_id
+    ORDER BY r.store LIMIT 1 FOR UPDATE;
+    IF NOT FOUND THEN
+        RAISE EXCEPTION '%: no refund request %', answer_refund.caller, answer_refund.request_id
+            USING ERRCODE = 'P0002';
+    END IF;
+    IF v_request.state <> 'waiting' OR v_request.answer_by <= now() THEN
+        RAISE EXCEPTION '%: refund request % is % already', answer_refund.caller, answer_refund.request_id,
+            CASE WHEN v_request.state = 'waiting' THEN 'expired' ELSE v_request.state END USING ERRCODE = '55000';
+    END IF;
+    UPDATE iap.refund_requests r
+    SET state = 'answering', answered_by = answer_refund.answered_by, preference = answer_refund.preference,
+        consumed_milliunits = answer_refund.consumed_milliunits, run_at = now()
+    WHERE r.notification_id = v_request.notification_id;
+    RETURN v_request.order_id;
+END $$;
+
 -- A store asks about a refund (iap.refund_requests): the game answers with what only it knows, whether the goods
 -- were consumed and what it would like the store to do. 22023 for a bad value, P0002 for an unknown request,
 -- 55000 for one already answered or past its deadline. The daemons send the answer; a request the game leaves
 -- waiting is answered by the policy (RECEIPTD_REFUND_GAME_WAIT).
 CREATE OR REPLACE FUNCTION iap.answer_refund_request(request_id text, consumed_milliunits int, preference text)
 RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT iap.answer_refund('answer_refund_request', answer_refund_request.request_id,
+                             answer_refund_request.consumed_milliunits, answer_refund_request.preference, 'game')
+$$;
+
+-- An operator answers a waiting request for the game (receiptd refunds answer, the console): as
+-- iap.answer_refund_request, `answered_by` operator, recorded in iap.operator_actions as answer_refund.
+CREATE OR REPLACE FUNCTION iap.operator_answer_refund(request_id text, consumed_milliunits int, preference text)
+RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 #variable_conflict use_column
 DECLARE
-    v_request iap.refund_requests%ROWTYPE;
+    v_order text;
 BEGIN
-    IF answer_refund_request.preference IS NULL
-       OR answer_refund_request.preference NOT IN ('decline', 'grant_full', 'grant_prorated', 'none') THEN
-        RAISE EXCEPTION 'answer_refund_request: preference must be decline, grant_full, grant_prorated or none, got %',
-            coalesce(answer_refund_request.preference, 'NULL') USING ERRCODE = '22023';
-    END IF;
-    IF answer_refund_request.consumed_milliunits IS NOT NULL
-       AND answer_refund_request.consumed_milliunits NOT BETWEEN 0 AND 100000 THEN
-        RAISE EXCEPTION 'answer_refund_request: consumed_milliunits must be 0 to 100000 (thousandths of a percent), got %',
-            answer_refund_request.consumed_milliunits USING ERRCODE = '22023';
-    END IF;
-    IF answer_refund_request.preference = 'grant_prorated'
-       AND coalesce(answer_refund_request.consumed_milliunits, 0) NOT BETWEEN 1 AND 99999 THEN
-        RAISE EXCEPTION 'answer_refund_request: grant_prorated needs consumed_milliunits strictly between 0 and 100000'
-            USING ERRCODE = '22023';
-    END IF;
-    SELECT * INTO v_request FROM iap.refund_requests r WHERE r.request_id = answer_refund_request.request_id
-    ORDER BY r.store LIMIT 1 FOR UPDATE;
-    IF NOT FOUND THEN
-        RAISE EXCEPTION 'answer_refund_request: no refund request %', answer_refund_request.request_id
-            USING ERRCODE = 'P0002';
-    END IF;
-    IF v_request.state <> 'waiting' OR v_request.answer_by <= now() THEN
-        RAISE EXCEPTION 'answer_refund_request: refund request % is % already', answer_refund_request.request_id,
-            CASE WHEN v_request.state = 'waiting' THEN 'expired' ELSE v_request.state END USING ERRCODE = '55000';
-    END IF;
-    UPDATE iap.refund_requests r
-    SET state = 'answering', answered_by = 'game', preference = answer_refund_request.preference,
-        consumed_milliunits = answer_refund_request.consumed_milliunits, run_at = now()
-    WHERE r.notification_id = v_request.notification_id;
+    v_order := iap.answer_refund('operator_answer_refund', operator_answer_refund.request_id,
+                                 operator_answer_refund.consumed_milliunits, operator_answer_refund.preference,
+                                 'operator');
+    PERFORM iap.record_operator_action('answer_refund', operator_answer_refund.request_id,
+        operator_answer_refund.preference || coalesce(' ' || operator_answer_refund.consumed_milliunits || ' milliunits', ''),
+        v_order);
 END $$;
+
+-- Each `receiptd run` writes its RECEIPTD_REFUND_ABUSE_LIMIT at start, which the refund trigger of 08_trust.sql
+-- applies; the last daemon started wins.
+CREATE OR REPLACE FUNCTION iap.set_refund_abuse_limit(refund_abuse_limit int) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    UPDATE iap.trust_policy SET refund_abuse_limit = set_refund_abuse_limit.refund_abuse_limit, updated_at = now()
+    WHERE singleton AND refund_abuse_limit IS DISTINCT FROM set_refund_abuse_limit.refund_abuse_limit
+$$;
 
 -- The game reports how much of a purchase was consumed before any store asks (the latest report wins): a refund
 -- request answered by the policy uses it.

@@ -221,6 +221,29 @@ CREATE OR REPLACE TRIGGER foreign_transactions_distrust
 AFTER INSERT ON iap.foreign_transactions
 FOR EACH ROW EXECUTE FUNCTION iap.distrust_foreign_sender();
 
+-- A player whose distinct purchases refunded in 90 days (iap.refunds_in_90_days: either store, whole, prorated or
+-- some units; Family Sharing revocations are none of theirs) reach RECEIPTD_REFUND_ABUSE_LIMIT loses the trust of
+-- the store of the latest refund, with reason `refunds`. Fired when a ledger row is first refunded, so a
+-- purchase counts once however many of its units come back.
+CREATE OR REPLACE FUNCTION iap.distrust_refunder() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+DECLARE
+    v_limit int := (SELECT refund_abuse_limit FROM iap.trust_policy WHERE singleton);
+BEGIN
+    IF NEW.user_id IS NOT NULL AND coalesce(NEW.revocation_reason, '') <> 'family_sharing'
+       AND coalesce(v_limit, 0) > 0 AND iap.refunds_in_90_days(NEW.user_id) >= v_limit THEN
+        PERFORM iap.lose_trust(NEW.user_id, NEW.store, 'refunds', NEW.order_id);
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER deliveries_refunds_distrust
+AFTER UPDATE OF revoked_at, revoked_quantity, revocation_percentage ON iap.deliveries
+FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND OLD.revoked_quantity = 0 AND OLD.revocation_percentage IS NULL
+                   AND (NEW.revoked_at IS NOT NULL OR NEW.revoked_quantity > 0
+                        OR NEW.revocation_percentage IS NOT NULL))
+EXECUTE FUNCTION iap.distrust_refunder();
+
 -- Each `receiptd run` writes its trust settings at start; the last daemon started wins.
 CREATE OR REPLACE FUNCTION iap.set_trust_policy(initial_apple boolean, initial_google boolean, restore_after int)
 RETURNS void

@@ -54,7 +54,7 @@ BEGIN
             iap.notification_history_cursor TO receiptd_worker;
         -- Refund requests: the daemons read what the game reported, and count a player's refunds.
         GRANT SELECT ON iap.consumption_reports, iap.consumption_requests TO receiptd_worker;
-        GRANT EXECUTE ON FUNCTION iap.refunds_in_90_days(text) TO receiptd_worker;
+        GRANT EXECUTE ON FUNCTION iap.refunds_in_90_days(text), iap.set_refund_abuse_limit(int) TO receiptd_worker;
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.revoked_transactions TO receiptd_worker;
         GRANT SELECT ON iap.consumption_consent TO receiptd_worker;
         GRANT UPDATE (revocation_percentage, revocation_handled_at, granted_at) ON iap.deliveries TO receiptd_worker;
@@ -121,6 +121,7 @@ BEGIN
             TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
             iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),
-            iap.replay_webhook_events(text[]), iap.record_operator_action(text, text, text, text) TO receiptd_operator;
+            iap.replay_webhook_events(text[]), iap.record_operator_action(text, text, text, text),
+            iap.operator_answer_refund(text, int, text) TO receiptd_operator;
     END IF;
 END $$;

@@ -30,6 +30,22 @@ extension GoogleDeveloperNotification {
         return make(packageName, "voidedPurchaseNotification", fields)
     }
 
+    /// `PENDING_REFUND_REVIEW`: a chargeback of order `orderID` Google asks the developer to review, dated
+    /// `eventTime`.
+    package static func pendingRefundReview(
+        token: String,
+        orderID: String,
+        reason: Int? = nil,
+        accountID: String? = nil,
+        packageName: String,
+        eventTime: Date = Date()
+    ) -> GoogleDeveloperNotification {
+        var fields: [String: Any] = ["version": "1.0", "pendingRefundToken": token, "orderId": orderID]
+        if let reason { fields["refundReason"] = reason }
+        if let accountID { fields["obfuscatedAccountId"] = accountID }
+        return make(packageName, "pendingRefundReviewNotification", fields, eventTime: eventTime)
+    }
+
     /// `TEST`, as the Play Console's "Send test notification" sends it.
     package static func test(packageName: String) -> GoogleDeveloperNotification {
         make(packageName, "testNotification", ["version": "1.0"])
@@ -39,11 +55,12 @@ extension GoogleDeveloperNotification {
     private static func make(
         _ packageName: String,
         _ kind: String,
-        _ fields: [String: Any]
+        _ fields: [String: Any],
+        eventTime: Date = Date()
     ) -> GoogleDeveloperNotification {
         let object: [String: Any] = [
             "version": "1.0", "packageName": packageName,
-            "eventTimeMillis": String(Int64(Date().timeIntervalSince1970 * 1000)), kind: fields,
+            "eventTimeMillis": String(Int64(eventTime.timeIntervalSince1970 * 1000)), kind: fields,
         ]
         do {
             return try JSONDecoder().decode(Self.self, from: JSONSerialization.data(withJSONObject: object))

@@ -42,6 +42,10 @@ final class GooglePlayLedger: Sendable {
         var voidedQueries: [RecordedGoogleVoidedQuery] = []
         var orders: [String: SyntheticPurchaseToken] = [:]
         var orderQueries: [RecordedGoogleOrderQuery] = []
+        var refundReviews: [RecordedGoogleRefundReview] = []
+        var pendingReviewFailures = 0
+        var reviewFailureStatus = 500
+        var reviewHoldMilliseconds = 0
     }
 
     private let state = Mutex(State())
@@ -206,6 +210,42 @@ final class GooglePlayLedger: Sendable {
         state.withLock { $0.finalizations.append(finalization) }
     }
 
+    func failRefundReviews(_ count: Int, status: Int) {
+        state.withLock {
+            $0.pendingReviewFailures = max(0, count)
+            $0.reviewFailureStatus = status
+        }
+    }
+
+    func holdRefundReviews(milliseconds: Int) {
+        state.withLock { $0.reviewHoldMilliseconds = max(0, milliseconds) }
+    }
+
+    /// Records `call` with its answer: `refusal`, else a pending failure, else 200 (kept when it is the first
+    /// taken for its token); the answer is held as ``holdRefundReviews(milliseconds:)`` says.
+    func reviewRefund(_ call: RecordedGoogleRefundReview, refusal: GooglePlayAnswer?) -> GooglePlayAnswer {
+        state.withLock { state in
+            var answer: GooglePlayAnswer
+            var call = call
+            if let refusal {
+                answer = refusal
+            } else if state.pendingReviewFailures > 0 {
+                state.pendingReviewFailures -= 1
+                answer = .scripted(state.reviewFailureStatus)
+            } else {
+                answer = GooglePlayAnswer(status: 200, body: "{}")
+                call.kept = !state.refundReviews.contains {
+                    $0.kept && $0.pendingRefundToken == call.pendingRefundToken
+                }
+            }
+            call.httpStatus = answer.status
+            state.refundReviews.append(call)
+            answer.delayMilliseconds += state.reviewHoldMilliseconds
+            return answer
+        }
+    }
+
+    var refundReviews: [RecordedGoogleRefundReview] { state.withLock { $0.refundReviews } }
     var finalizations: [RecordedGoogleFinalization] { state.withLock { $0.finalizations } }
     var queries: [RecordedGooglePurchaseQuery] { state.withLock { $0.queries } }
     var tokenRequests: [RecordedGoogleTokenRequest] { state.withLock { $0.tokenRequests } }

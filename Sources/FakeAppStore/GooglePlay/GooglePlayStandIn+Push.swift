@@ -7,8 +7,9 @@ import ReceiptdCore
 /// `{"message": {"data": <base64 JSON>, "messageId", "message_id", "publishTime", "publish_time", "attributes"},
 /// "subscription"}` with `Authorization: Bearer <OIDC token>` signed by ``oidc`` (whose keys it serves at
 /// ``oidcCertsURL``).
-/// - `POST /fake/rtdn` with `{"url", "audience"?, "type": "purchased"|"canceled"|"voided"|"test", "token"?, "sku"?,
-///   "order_id"?, "refund_type"?, "package_name"?, "message_id"?}` pushes one to `url` and answers 200
+/// - `POST /fake/rtdn` with `{"url", "audience"?, "type": "purchased"|"canceled"|"voided"|"refund_review"|"test",
+///   "token"?, "sku"?, "order_id"?, "refund_type"?, "refund_token"?, "refund_reason"?, "account_id"?,
+///   "package_name"?, "message_id"?}` pushes one to `url` and answers 200
 ///   `{"status": <what url answered>, "message_id": …}` (400 for a bad order, 502 when `url` cannot be reached).
 extension GooglePlayStandIn {
     /// Which spellings of the message's fields a push body carries (Pub/Sub sends both).
@@ -109,10 +110,21 @@ extension GooglePlayStandIn {
                 refundType: fields["refund_type"] as? Int ?? 1,
                 packageName: package
             )
+        case "refund_review":
+            guard let orderID = fields["order_id"] as? String ?? synthetic?.orderID else {
+                return Self.badOrder("refund_review needs an order_id (or a synthetic token naming one)")
+            }
+            notification = .pendingRefundReview(
+                token: fields["refund_token"] as? String ?? "prt-" + UUID().uuidString,
+                orderID: orderID,
+                reason: fields["refund_reason"] as? Int,
+                accountID: fields["account_id"] as? String ?? synthetic?.accountID,
+                packageName: package
+            )
         case "test":
             notification = .test(packageName: package)
         default:
-            return Self.badOrder("type is purchased, canceled, voided or test")
+            return Self.badOrder("type is purchased, canceled, voided, refund_review or test")
         }
         let messageID = fields["message_id"] as? String ?? Self.randomMessageID()
         do {

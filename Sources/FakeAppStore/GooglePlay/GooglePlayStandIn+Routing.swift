@@ -46,6 +46,10 @@ extension GooglePlayStandIn {
         {
             return purchase(package: segments[0], productID: nil, token: segments[4], authorization: authorization)
         }
+        if method == .POST, segments.count == 3, segments[1] == "orders", segments[2].hasSuffix(":reviewrefund") {
+            let orderID = String(segments[2].dropLast(":reviewrefund".count))
+            return reviewRefund(package: segments[0], orderID: orderID, authorization: authorization, body: body)
+        }
         if method == .GET, segments.count == 3, segments[1] == "orders" {
             return order(package: segments[0], orderID: segments[2], authorization: authorization)
         }

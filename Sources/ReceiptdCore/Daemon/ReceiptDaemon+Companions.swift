@@ -19,7 +19,7 @@ extension ReceiptDaemon {
     ) -> [any Service] {
         let (serverAPI, google) = clients
         let (storeNotifications, googleLookups, webhookEvents) = doorbells
-        // With the Server API key: consumption answers, app account tokens owed since an assignment, and the
+        // With the Server API key: app account tokens owed since an assignment, and the
         // notification history catch-up, whose records are verified as the intake verifies a push (tests may pass
         // another check).
         let historyVerifier =
@@ -30,16 +30,6 @@ extension ReceiptDaemon {
         let appleNotifications: [any Service] =
             serverAPI.map { client in
                 [
-                    ConsumptionSender(
-                        queue: queue,
-                        client: client,
-                        refunds: configuration.refunds,
-                        backoff: configuration.backoff,
-                        pollInterval: configuration.pollInterval,
-                        lease: configuration.lease,
-                        logger: logger,
-                        metrics: metrics
-                    ),
                     AppAccountTokenSetter(
                         queue: queue,
                         client: client,
@@ -80,6 +70,36 @@ extension ReceiptDaemon {
                 ]
             } ?? []
         companions += appleNotifications
+        // Refund requests: every daemon expires and answers by policy; each sends to the stores it can reach.
+        var refundChannels: [any RefundAnswerChannel] = []
+        if let serverAPI {
+            refundChannels.append(
+                AppleConsumptionChannel(
+                    client: serverAPI,
+                    sampleContentProvided: configuration.refunds.sampleContentProvided
+                )
+            )
+        }
+        if let google {
+            refundChannels.append(
+                GoogleRefundReviewChannel(
+                    client: google,
+                    sampleContentProvided: configuration.refunds.sampleContentProvided
+                )
+            )
+        }
+        companions.append(
+            RefundAnswerer(
+                queue: queue,
+                channels: refundChannels,
+                refunds: configuration.refunds,
+                backoff: configuration.backoff,
+                pollInterval: configuration.pollInterval,
+                lease: configuration.lease,
+                logger: logger,
+                metrics: metrics
+            )
+        )
         // Every daemon processes the recorded store notifications, woken through its LISTEN connection.
         companions.append(
             NotificationProcessor(

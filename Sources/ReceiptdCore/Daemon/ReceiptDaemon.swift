@@ -141,10 +141,11 @@ package final class ReceiptDaemon: Service {
 
     /// The services that run beside the daemon: with Google Play configured, the acknowledgements owed to Google
     /// (`GoogleFinalizer`) and the voided-purchases poll (`GoogleVoidedPoller`); with the App Store Server API key,
-    /// the consumption answers (`ConsumptionSender`) and the notification history catch-up
-    /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`) and the
-    /// lookups Google's notifications need first (`GoogleNotificationLookup`), the trust levels (`TrustKeeper`) and
-    /// the webhooks (`WebhookDispatcher`). Run them in the same service group.
+    /// the app account tokens owed (`AppAccountTokenSetter`) and the notification history catch-up
+    /// (`NotificationHistoryPoller`); always the store notifications' processing (`NotificationProcessor`), the
+    /// lookups Google's notifications need first (`GoogleNotificationLookup`), the refund answers to the stores
+    /// reachable (`RefundAnswerer`), the trust levels (`TrustKeeper`) and the webhooks (`WebhookDispatcher`). Run
+    /// them in the same service group.
     package let companions: [any Service]
     /// Rung by the listener for each new store notification; the `NotificationProcessor` among `companions` waits on it.
     private let storeNotifications: Doorbell

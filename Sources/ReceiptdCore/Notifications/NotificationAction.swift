@@ -10,6 +10,8 @@ package enum NotificationAction: Sendable, Equatable {
     case reinstate(transactionID: String)
     /// Queue a consumption answer about the transaction (`CONSUMPTION_REQUEST`).
     case requestConsumption(NotifiedTransaction)
+    /// Ask the game, then Google, about a chargeback Google wants reviewed (`PENDING_REFUND_REVIEW`).
+    case requestRefundReview(GoogleRefundReviewRequest)
     /// Settle a purchase Apple reported itself (`ONE_TIME_CHARGE`) to its order, or record it as unclaimed.
     case settleCharge(NotifiedTransaction)
     /// Settle a purchase Google reported itself (`ONE_TIME_PRODUCT_PURCHASED`, looked up) to its order, record it

@@ -70,6 +70,19 @@ extension NotificationPlanner {
                 return .fail("\(type): Google's voided purchases list has no partial refund of this purchase")
             }
             return .revokeUnits(transactionID: transactionID, refunds: refunds)
+        case "PENDING_REFUND_REVIEW":
+            guard let review = notification.pendingRefundReviewNotification else {
+                return .fail("\(type) without pendingRefundReviewNotification")
+            }
+            return .requestRefundReview(
+                GoogleRefundReviewRequest(
+                    token: review.pendingRefundToken,
+                    orderID: review.orderId,
+                    reason: review.refundReason.map { String($0) },
+                    accountID: review.obfuscatedAccountId,
+                    eventTimeMilliseconds: notification.eventTimeMillis.flatMap { Int64($0) } ?? signedAtMilliseconds
+                )
+            )
         default:
             // Subscription types, UNKNOWN and one-time kinds this build does not know.
             return .ignore

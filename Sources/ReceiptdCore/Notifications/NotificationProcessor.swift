@@ -75,6 +75,9 @@ package final class NotificationProcessor: Service {
             for notification in processed {
                 if let result = notification.result {
                     metrics.storeNotification(store: notification.store, type: notification.type, result: result)
+                    if [.consumptionRequested, .consumptionNotConsented, .refundReviewRequested].contains(result) {
+                        metrics.refundRequestReceived(store: notification.store)
+                    }
                     if result == .failed {
                         logger.warning(
                             "store notification could not be processed; its row's error says why",

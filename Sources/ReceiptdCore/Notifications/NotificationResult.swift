@@ -17,6 +17,9 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     case consumptionRequested = "consumption_requested"
     /// A consumption request about a user who did not consent: nothing will be sent.
     case consumptionNotConsented = "consumption_not_consented"
+    /// A chargeback review (Google's `PENDING_REFUND_REVIEW`) was recorded as a refund request: the game is asked,
+    /// then Google answered.
+    case refundReviewRequested = "refund_review_requested"
     /// A `ONE_TIME_CHARGE` (or Google's `ONE_TIME_PRODUCT_PURCHASED`) matched an order: a job verifies and settles
     /// it.
     case chargeEnqueued = "charge_enqueued"

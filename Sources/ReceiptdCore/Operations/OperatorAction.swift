@@ -12,4 +12,6 @@ package enum OperatorAction: String, Sendable, CaseIterable, Codable {
     case replayWebhook = "replay_webhook"
     /// `iap.enable_webhooks`.
     case enableWebhooks = "enable_webhooks"
+    /// `iap.operator_answer_refund`.
+    case answerRefund = "answer_refund"
 }

@@ -141,6 +141,12 @@ extension PostgresJobQueue: NotificationProcessing {
                 ]
             ).first?["state"]
             return (state == "waiting" ? .consumptionRequested : .consumptionNotConsented, nil)
+        case .requestRefundReview(let review):
+            _ = try session.execute(
+                notificationSQL.requestRefundReview,
+                [id, review.token, review.orderID, review.accountID, review.eventTimeMilliseconds, review.reason]
+            )
+            return (.refundReviewRequested, nil)
         case .settleCharge(let transaction):
             return try settleCharge(
                 transaction,
@@ -320,6 +326,26 @@ extension PostgresJobQueue: NotificationProcessing {
         WHERE n.id = $1::bigint
         ON CONFLICT (request_id, store) DO UPDATE SET state = iap.refund_requests.state
         RETURNING state
+        """,
+        // Google's chargeback review: the user of the order's ledger row (its first line's id is the order id), else
+        // of an order bound to the buyer's account, else of an unclaimed payment. Google decides 24 hours after the
+        // event; consent is Apple's rule only. The same token twice is one request.
+        requestRefundReview: """
+        WITH who AS (
+            SELECT coalesce(
+                (SELECT user_id FROM iap.deliveries WHERE store = 'google' AND transaction_id = $3),
+                (SELECT user_id FROM iap.orders WHERE account_id = $4 AND $4 IS NOT NULL
+                 ORDER BY checkout_at NULLS LAST, created_at, order_id LIMIT 1),
+                (SELECT user_id FROM iap.unclaimed_payments WHERE transaction_id = $3)) AS user_id,
+                (SELECT order_id FROM iap.deliveries WHERE store = 'google' AND transaction_id = $3) AS order_id
+        )
+        INSERT INTO iap.refund_requests (notification_id, request_id, store, transaction_id, environment, user_id,
+                                         order_id, reason, signed_at, received_at, answer_by, state)
+        SELECT $1::bigint, $2, 'google', $3, 'Production', who.user_id, who.order_id, $6,
+               to_timestamp($5::bigint / 1000.0), now(), to_timestamp($5::bigint / 1000.0) + interval '24 hours',
+               'waiting'
+        FROM who
+        ON CONFLICT (request_id, store) DO NOTHING
         """,
         // Whether the ledger has the transaction, and the order it pays: same product and token, not full.
         chargeOrder: """

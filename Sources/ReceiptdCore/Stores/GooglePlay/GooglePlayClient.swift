@@ -53,6 +53,15 @@ final class GooglePlayClient: Sendable {
         )
     }
 
+    /// `orders.reviewrefund`: the developer's view of a chargeback; an empty 200 when taken.
+    func reviewRefund(orderID: String, body: String) async throws -> Answer {
+        try await send(
+            .POST,
+            "/androidpublisher/v3/applications/\(Self.segment(packageName))/orders/\(Self.segment(orderID)):reviewrefund",
+            body: body
+        )
+    }
+
     /// `purchases.products.acknowledge` or `.consume`.
     func finalize(_ action: GoogleFinalizeAction, productID: String, token: String) async throws -> Answer {
         try await send(.POST, productPath(productID, token) + ":" + action.rawValue, body: "{}")

@@ -23,6 +23,19 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         package var refundType: Int?
     }
 
+    /// `pendingRefundReviewNotification`: a buyer's bank disputes a purchase, and Google asks the developer's view
+    /// within 24 hours of the event (`orders.reviewrefund`).
+    package struct PendingRefundReview: Codable, Sendable, Equatable {
+        /// The token the answer must carry; it names the request.
+        package var pendingRefundToken: String
+        /// The disputed order (`GPA.…`).
+        package var orderId: String
+        /// Google's reason code, when it gives one.
+        package var refundReason: Int?
+        /// The buyer's `obfuscatedExternalAccountId`, when the purchase had one.
+        package var obfuscatedAccountId: String?
+    }
+
     /// `subscriptionNotification`: recorded, not acted on.
     package struct Subscription: Codable, Sendable, Equatable {
         /// Google's subscription notification type (1 `SUBSCRIPTION_RECOVERED` … 20 `SUBSCRIPTION_PENDING_PURCHASE_CANCELED`).
@@ -41,11 +54,13 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
     package var voidedPurchaseNotification: VoidedPurchase?
     /// Set for a subscription notification.
     package var subscriptionNotification: Subscription?
+    /// Set for a chargeback Google asks the developer to review.
+    package var pendingRefundReviewNotification: PendingRefundReview?
     /// Set for the Play Console's test notification (its contents are only a version).
     package var testNotification: [String: String]?
 
     /// The `notification_type` it is recorded with: `ONE_TIME_PRODUCT_PURCHASED`, `ONE_TIME_PRODUCT_CANCELED`,
-    /// `VOIDED_PURCHASE`, `TEST`, a subscription type's name, or `UNKNOWN` (a kind this build does not know).
+    /// `VOIDED_PURCHASE`, `PENDING_REFUND_REVIEW`, `TEST`, a subscription type's name, or `UNKNOWN` (a kind this build does not know).
     package var typeName: String {
         if let oneTime = oneTimeProductNotification {
             switch oneTime.notificationType {
@@ -55,6 +70,7 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
             }
         }
         if voidedPurchaseNotification != nil { return "VOIDED_PURCHASE" }
+        if pendingRefundReviewNotification != nil { return "PENDING_REFUND_REVIEW" }
         if testNotification != nil { return "TEST" }
         if let subscription = subscriptionNotification {
             return Self.subscriptionTypeNames[subscription.notificationType]

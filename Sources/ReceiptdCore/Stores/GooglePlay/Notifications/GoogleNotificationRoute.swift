@@ -107,7 +107,8 @@ package struct GoogleNotificationRoute: NotificationRoute {
             store: .google,
             notificationID: message.messageID,
             type: notification.typeName,
-            transactionID: voided.map { GoogleLedgerID.of(orderID: $0.orderId, token: $0.purchaseToken) },
+            transactionID: voided.map { GoogleLedgerID.of(orderID: $0.orderId, token: $0.purchaseToken) }
+                ?? notification.pendingRefundReviewNotification?.orderId,
             signedAt: message.published,
             source: .push,
             payload: #"{"message": "# + message.recordedJSON + #", "notification": "# + text + "}",

@@ -1,4 +1,8 @@
-extension PostgresJobQueue: ConsumptionAnswerQueue {
+extension PostgresJobQueue: RefundAnswerQueue {
+    package func publishRefundAbuseLimit(_ limit: Int) async throws {
+        try await pool.execute("SELECT iap.set_refund_abuse_limit($1)", [limit])
+    }
+
     package func expireRefundRequests() async throws -> [ExpiredRefundRequest] {
         try await pool.execute(
             Self.refundSQL.expire
@@ -52,28 +56,31 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         }
     }
 
-    /// Claims due `answering` Apple rows no lease holds (`SKIP LOCKED`), reading whether the game granted each
-    /// transaction and its kind.
-    package func claimConsumptionRequests(limit: Int, lease: Duration) async throws -> [OwedConsumptionAnswer] {
+    /// Claims due `answering` rows of `store` no lease holds (`SKIP LOCKED`), reading whether the game granted
+    /// each transaction and its kind.
+    package func claimRefundAnswers(store: Store, limit: Int, lease: Duration) async throws -> [OwedRefundAnswer] {
         try await pool.execute(
             Self.refundSQL.claim,
-            [owner, limit, lease.seconds]
+            [owner, limit, lease.seconds, store.rawValue]
         ).namedRows.map { row in
-            OwedConsumptionAnswer(
+            OwedRefundAnswer(
                 notificationID: Int64(try row.string("notification_id")) ?? 0,
+                store: store,
+                requestID: try row.string("request_id"),
                 transactionID: try row.string("transaction_id"),
                 environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
                 attempts: try row.int("attempts"),
                 deliveredAndGranted: try row.bool("granted"),
                 kind: row["kind"].flatMap(ProductKind.init(rawValue:)),
                 preference: row["preference"].flatMap(RefundPreference.init(rawValue:)) ?? .none,
-                consumed: row["consumed_milliunits"].flatMap { Int($0) }
+                consumed: row["consumed_milliunits"].flatMap { Int($0) },
+                answeredBy: row["answered_by"] ?? "policy"
             )
         }
     }
 
     /// Renews this daemon's lease on `owed`, while it is still pending.
-    package func renewConsumptionLease(_ owed: OwedConsumptionAnswer, lease: Duration) async throws -> Bool {
+    package func renewRefundAnswerLease(_ owed: OwedRefundAnswer, lease: Duration) async throws -> Bool {
         try await pool.execute(
             """
             UPDATE iap.refund_requests SET locked_until = now() + make_interval(secs => $3)
@@ -84,7 +91,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     }
 
     /// `answered`, with what was sent; the lease is released.
-    package func markConsumptionSent(_ owed: OwedConsumptionAnswer, deliveryStatus: String, body: String) async throws {
+    package func markRefundAnswerSent(_ owed: OwedRefundAnswer, deliveryStatus: String?, body: String) async throws {
         try await pool.execute(
             """
             UPDATE iap.refund_requests
@@ -97,8 +104,8 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     }
 
     /// Due again after `delay`, with the failure; the lease is released.
-    package func recordConsumptionRetry(
-        _ owed: OwedConsumptionAnswer,
+    package func recordRefundAnswerRetry(
+        _ owed: OwedRefundAnswer,
         after delay: Duration,
         error: String
     ) async throws {
@@ -113,7 +120,7 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
     }
 
     /// Due again after `delay`, the claim's try given back; the lease is released.
-    package func postponeConsumption(_ owed: OwedConsumptionAnswer, after delay: Duration) async throws {
+    package func postponeRefundAnswer(_ owed: OwedRefundAnswer, after delay: Duration) async throws {
         try await pool.execute(
             """
             UPDATE iap.refund_requests
@@ -125,8 +132,8 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         )
     }
 
-    /// `failed` for good, with Apple's refusal; the lease is released.
-    package func markConsumptionFailed(_ owed: OwedConsumptionAnswer, error: String) async throws {
+    /// `failed` for good, with the store's refusal; the lease is released.
+    package func markRefundAnswerFailed(_ owed: OwedRefundAnswer, error: String) async throws {
         try await pool.execute(
             """
             UPDATE iap.refund_requests
@@ -162,11 +169,11 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         LIMIT $2
         FOR UPDATE OF r SKIP LOCKED
         """,
-        // Answers to send to Apple that no lease holds.
+        // Answers to send to one store that no lease holds.
         claim: """
         WITH due AS (
             SELECT notification_id FROM iap.refund_requests
-            WHERE state = 'answering' AND store = 'apple' AND run_at <= now() AND answer_by > now()
+            WHERE state = 'answering' AND store = $4 AND run_at <= now() AND answer_by > now()
               AND (locked_until IS NULL OR locked_until < now())
             ORDER BY run_at
             LIMIT $2
@@ -175,13 +182,13 @@ extension PostgresJobQueue: ConsumptionAnswerQueue {
         UPDATE iap.refund_requests c
         SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = c.attempts + 1
         FROM due WHERE c.notification_id = due.notification_id
-        RETURNING c.notification_id, c.transaction_id, c.environment, c.attempts, c.preference,
-                  c.consumed_milliunits,
+        RETURNING c.notification_id, c.request_id, c.transaction_id, c.environment, c.attempts, c.preference,
+                  c.consumed_milliunits, c.answered_by,
                   EXISTS (SELECT 1 FROM iap.deliveries d
-                          WHERE d.store = 'apple' AND d.transaction_id = c.transaction_id
+                          WHERE d.store = c.store AND d.transaction_id = c.transaction_id
                             AND d.granted_at IS NOT NULL) AS granted,
                   (SELECT d.product_kind FROM iap.deliveries d
-                   WHERE d.store = 'apple' AND d.transaction_id = c.transaction_id) AS kind
+                   WHERE d.store = c.store AND d.transaction_id = c.transaction_id) AS kind
         """
     )
 }
