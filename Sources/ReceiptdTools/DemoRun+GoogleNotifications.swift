@@ -12,8 +12,9 @@ extension DemoRun {
     static let reportedOrderID = "GPA.3399-0000-0000-00001"
 
     /// Google's side after payment: the stand-in Google Play pushes a purchase the client never reported, which
-    /// settles to the order bound to its account id; the game grants it; then Google refunds it, and the game
-    /// finds the revocation in `iap.owed_revocations` and marks it handled. Each push goes through the
+    /// settles to the order bound to its account id; the game grants it; the buyer's bank disputes it and the game
+    /// answers Google's chargeback review; then Google refunds it, and the game finds the revocation in
+    /// `iap.owed_revocations` and marks it handled. Each push goes through the
     /// notification endpoint at `intakeURL` with an OIDC token.
     func hearGoogleWithoutTheClient(
         on connection: PostgresConnection,
@@ -47,6 +48,7 @@ extension DemoRun {
         }
         say("iap.owed_deliveries('\(Self.reportedUser)'): \(owed) for \(Self.reportedOrder), which no client sent")
         try await connection.execute("SELECT iap.mark_granted($1, ARRAY[$2])", [Self.reportedOrder, owed])
+        try await answerChargebackReview(on: connection, googlePlay: googlePlay, intakeURL: intakeURL)
 
         googlePlay.void(token: token, orderID: Self.reportedOrderID)
         let refundedAt = ContinuousClock.now
@@ -76,5 +78,46 @@ extension DemoRun {
                 [Self.reportedOrderID]
             ).first?.int("n") ?? 0
         say("The game took the goods back: iap.mark_revocation_handled marked \(handled) revocation(s)")
+    }
+
+    /// The buyer's bank disputes the purchase: Google asks for the developer's view (a chargeback review), receiptd
+    /// asks the game (NOTIFY iap_refund_requested), the game answers that the gems were all spent, and receiptd
+    /// sends Google `orders.reviewrefund` with `DECLINE` before the 24-hour deadline.
+    private func answerChargebackReview(
+        on connection: PostgresConnection,
+        googlePlay: GooglePlayStandIn,
+        intakeURL: String
+    ) async throws {
+        let (status, token) = try await googlePlay.pushRefundReview(
+            orderID: Self.reportedOrderID,
+            reason: 7,
+            to: intakeURL,
+            audience: Self.googlePushAudience
+        )
+        let deadline = try await poll("the chargeback review's refund request", on: connection) {
+            try await $0.execute(
+                "SELECT answer_by::text FROM iap.refund_requests WHERE request_id = $1 AND state = 'waiting'",
+                [token]
+            ).first?["answer_by"]
+        }
+        say(
+            "Google asks about a chargeback of \(Self.reportedOrderID) (the endpoint answered \(status)); the game is "
+                + "asked, and Google needs an answer by \(deadline)"
+        )
+        try await connection.execute("SELECT iap.answer_refund_request($1, 100000, 'decline')", [token])
+        let sent = try await poll("the answer to Google's chargeback review", on: connection) {
+            try await $0.execute(
+                """
+                SELECT answered_by || ': ' || preference || ', ' || consumed_milliunits || ' m% consumed' AS line
+                FROM iap.refund_requests WHERE request_id = $1 AND state = 'answered'
+                """,
+                [token]
+            ).first?["line"]
+        }
+        let call = googlePlay.recordedRefundReviews().last { $0.pendingRefundToken == token }
+        say(
+            "The game answered the chargeback review (\(sent)); orders.reviewrefund sent Google "
+                + "\(call?.refundPreference ?? "nothing") with \(call?.consumptionPercentageMilliunits ?? 0) milliunits"
+        )
     }
 }

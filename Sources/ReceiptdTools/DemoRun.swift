@@ -138,8 +138,9 @@ package struct DemoRun {
         configuration.expectedBundleID = SyntheticReceipt.defaultBundleID
         configuration.lease = .seconds(15)
         configuration.shutdownGrace = .seconds(2)
-        // The demo's game never answers refund requests: the policy answers after a second.
-        configuration.refunds.gameWait = .seconds(1)
+        // The demo's game answers Google's chargeback review at once and leaves Apple's consumption request to
+        // the policy, which answers after three seconds.
+        configuration.refunds.gameWait = .seconds(3)
         let daemon = ReceiptDaemon(
             configuration: configuration,
             connectionString: database,

@@ -2,10 +2,11 @@ import ReceiptdCore
 
 /// `GET /player?id=USER`: the user's orders (`#orders`, rows `tr[data-order-id]`), owed deliveries
 /// (`#owed-deliveries`), owed revocations (`#owed-revocations`), trust (`#trust`), unclaimed payments from their
-/// receipts (`#unclaimed`), suspicious-receipt flags (`#suspicious`) and what they paid per currency (`#spent`).
+/// receipts (`#unclaimed`), suspicious-receipt flags (`#suspicious`), what they paid per currency (`#spent`) and
+/// the stores' refund requests about their purchases (`#refund-requests`, answered on the refunds page).
 package enum PlayerPage {
     /// The page.
-    package static func page(_ player: PlayerDetail) -> ConsolePage {
+    package static func page(_ player: PlayerDetail, session: ConsoleSession? = nil) -> ConsolePage {
         ConsolePage(
             title: "Player \(player.userID)",
             section: .search,
@@ -25,6 +26,8 @@ package enum PlayerPage {
                 \(suspicious(player.suspicious))
                 <h2>Paid</h2>
                 \(spent(player.spent))
+                <h2>Refund requests</h2>
+                \(RefundsPage.table(player.refundRequests, session: session, withUser: false))
                 """
         )
     }

@@ -4,7 +4,7 @@ import Logging
 import ReceiptdCore
 
 extension ConsoleServer {
-    /// How many rows the list pages show (stuck, notifications, webhooks).
+    /// How many rows the list pages show (stuck, notifications, refunds, webhooks).
     static let listLimit = 200
 
     /// The pages and their actions, behind the gate (which has checked the session, and for a `POST` its CSRF
@@ -54,7 +54,10 @@ extension ConsoleServer {
                         session: session
                     )
                 }
-                return ConsoleLayout.response(PlayerPage.page(try await queries.player(userID)), session: session)
+                return ConsoleLayout.response(
+                    PlayerPage.page(try await queries.player(userID), session: session),
+                    session: session
+                )
             }
         }
         router.get("/order") { request, context in
@@ -113,6 +116,16 @@ extension ConsoleServer {
                 )
             }
         }
+        router.get("/refunds") { request, context in
+            try await page(request, context) { queries, session, fields in
+                let state = Self.nonEmpty(fields["state"]).flatMap(RefundRequestState.init(rawValue:))
+                let requests = try await queries.refundRequests(state: state, limit: Self.listLimit)
+                return ConsoleLayout.response(
+                    RefundsPage.page(requests, state: state, session: session, flash: session.flash(in: fields)),
+                    session: session
+                )
+            }
+        }
         router.get("/webhooks") { request, context in
             try await page(request, context) { queries, session, fields in
                 let state = Self.nonEmpty(fields["state"]).flatMap(WebhookEventState.init(rawValue:))
@@ -156,6 +169,27 @@ extension ConsoleServer {
                     return "assigned: \(result.transactionID) to order \(result.orderID), now \(result.outcome)"
                 }
                 return ConsoleLinks.order(order, flash: message)
+            }
+        }
+        router.post("/actions/answer-refund") { request, context in
+            try await action(request, context) { queries, form in
+                let requestID = form["request_id"] ?? ""
+                let consumed = Self.nonEmpty(form["consumed"])
+                let message = try await Self.outcome {
+                    guard let preference = RefundPreference(rawValue: form["preference"] ?? "") else {
+                        return "refused: preference must be decline, grant_full, grant_prorated or none"
+                    }
+                    guard consumed == nil || Int(consumed ?? "") != nil else {
+                        return "refused: consumed must be a whole number of thousandths of a percent"
+                    }
+                    let answered = try await queries.answerRefund(
+                        requestID: requestID,
+                        preference: preference,
+                        consumedMilliunits: consumed.flatMap { Int($0) }
+                    )
+                    return "answered: \(answered.requestID) \(preference.rawValue); the daemons send it"
+                }
+                return ConsoleLinks.withFlash("/refunds", message)
             }
         }
         router.post("/actions/replay") { request, context in

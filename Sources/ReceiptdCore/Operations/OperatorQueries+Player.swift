@@ -9,7 +9,8 @@ extension OperatorQueries {
     package func player(_ userID: String) async throws -> PlayerDetail {
         let ordersLimit = Self.playerOrdersLimit
         let listLimit = Self.playerListLimit
-        let (orders, owed, revocations, trust, unclaimed, suspicious, spent) = try await connection.withSession {
+        let (orders, owed, revocations, trust, unclaimed, suspicious, spent, refunds) = try await connection.withSession
+        {
             session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -95,7 +96,8 @@ extension OperatorQueries {
                     """,
                     [userID]
                 )
-                return (orders, owed, revocations, trust, unclaimed, suspicious, spent)
+                let refunds = try session.execute(Self.refundRequestsQuery, [userID, nil as String?, listLimit])
+                return (orders, owed, revocations, trust, unclaimed, suspicious, spent, refunds)
             }
         }
         let orderRows = try orders.namedRows.map { row in
@@ -133,7 +135,8 @@ extension OperatorQueries {
                     total: try row.string("total"),
                     purchases: try row.int("purchases")
                 )
-            }
+            },
+            refundRequests: try refunds.namedRows.map(RefundRequestSummary.init(row:))
         )
     }
 }

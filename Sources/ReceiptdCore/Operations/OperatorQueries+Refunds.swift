@@ -6,19 +6,22 @@ extension OperatorQueries {
         state: RefundRequestState? = nil,
         limit: Int = 50
     ) async throws -> [RefundRequestSummary] {
-        try await connection.execute(
-            """
-            SELECT \(RefundRequestSummary.columns)
-            FROM iap.refund_requests r
-            WHERE ($1::text IS NULL OR r.user_id = $1) AND ($2::text IS NULL OR r.state = $2)
-            ORDER BY r.state IN ('waiting', 'answering') DESC,
-                     CASE WHEN r.state IN ('waiting', 'answering') THEN r.answer_by END,
-                     r.received_at DESC, r.request_id
-            LIMIT $3
-            """,
-            [userID, state?.rawValue, limit]
-        ).namedRows.map(RefundRequestSummary.init(row:))
+        try await connection.execute(Self.refundRequestsQuery, [userID, state?.rawValue, limit]).namedRows.map(
+            RefundRequestSummary.init(row:)
+        )
     }
+
+    /// The refund requests of player `$1` (all when NULL) in state `$2` (any when NULL), open ones first by
+    /// deadline, then the newest; at most `$3`.
+    static let refundRequestsQuery = """
+        SELECT \(RefundRequestSummary.columns)
+        FROM iap.refund_requests r
+        WHERE ($1::text IS NULL OR r.user_id = $1) AND ($2::text IS NULL OR r.state = $2)
+        ORDER BY r.state IN ('waiting', 'answering') DESC,
+                 CASE WHEN r.state IN ('waiting', 'answering') THEN r.answer_by END,
+                 r.received_at DESC, r.request_id
+        LIMIT $3
+        """
 
     /// `iap.operator_answer_refund`: answers a waiting request for the game (`answered_by` operator), recorded as
     /// `answer_refund`; returns the request as it is then. A bad value or a request answered already is refused,

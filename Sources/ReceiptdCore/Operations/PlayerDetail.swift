@@ -71,6 +71,8 @@ package struct PlayerDetail: Sendable, Encodable, Equatable {
     /// What the player paid, per currency: the ledger's prices of their own purchases (family-shared ones are
     /// another member's payment), before refunds; purchases whose store stated no price are left out.
     package var spent: [Spending] = []
+    /// The stores' refund requests about the player's purchases, open ones first by deadline, then the newest.
+    package var refundRequests: [RefundRequestSummary] = []
 
     /// One currency's total of `spent`.
     package struct Spending: Sendable, Codable, Equatable {
