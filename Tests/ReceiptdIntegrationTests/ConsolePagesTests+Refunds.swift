@@ -4,32 +4,9 @@ import Testing
 
 /// The refund requests page and its answer form, and the player's refund requests.
 extension ConsolePagesTests {
-    /// A waiting Apple request about `user`'s transaction `transactionID`, due in 11 hours; returns its id.
-    static func waitingRefundRequest(_ f: Fixture, _ transactionID: String, user: String) async throws -> String {
-        try #require(
-            try await f.value(
-                """
-                WITH n AS (
-                    INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id,
-                        environment, signed_at, source, payload, processed_at, result)
-                    VALUES ('apple', gen_random_uuid()::text, 'CONSUMPTION_REQUEST', $1, 'Production', now(), 'push',
-                            '{}', now(), 'consumption_requested')
-                    RETURNING id, notification_id, signed_at
-                )
-                INSERT INTO iap.refund_requests (notification_id, request_id, transaction_id, environment, user_id,
-                    reason, signed_at, answer_by)
-                SELECT id, notification_id, $1::text, 'Production', $2::text, 'UNINTENDED_PURCHASE', signed_at,
-                       signed_at + interval '11 hours'
-                FROM n RETURNING request_id
-                """,
-                [transactionID, user]
-            )
-        )
-    }
-
     @Test func anOperatorAnswersARefundRequestOnItsPageAndItIsAudited() async throws {
         try await Fixture.with { f in
-            let id = try await Self.waitingRefundRequest(f, "7701", user: "pia")
+            let id = try await f.askRefund("7701", user: "pia", dueIn: .seconds(11 * 3600))
             try await Self.withConsole(f) { browser in
                 let list = try await browser.get("/refunds")
                 #expect(list.status == .ok && list.body.contains("<table id=\"refund-requests\">"))
@@ -73,7 +50,7 @@ extension ConsolePagesTests {
 
     @Test func aViewerSeesRefundRequestsButCannotAnswerThem() async throws {
         try await Fixture.with { f in
-            let id = try await Self.waitingRefundRequest(f, "7702", user: "pia")
+            let id = try await f.askRefund("7702", user: "pia")
             try await Self.withConsole(f, role: .viewer) { browser in
                 let list = try await browser.get("/refunds")
                 #expect(list.body.contains("data-request-id=\"\(id)\"") && !list.body.contains("/actions/"))

@@ -1,16 +1,11 @@
-import AsyncHTTPClient
 import FakeAppStore
 import Foundation
-import Logging
 import ReceiptdCore
-import ServiceLifecycle
 import Testing
 
 /// Google's notifications from the push to the ledger: the stand-in pushes with its OIDC tokens to the intake a
 /// daemon serves, and the daemon's own lookup and processing act on what the intake recorded.
 struct GoogleNotificationEndToEndTests {
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-
     @Test func aPushedPurchaseSettlesWithoutTheClientAndAPushedRefundIsOwedToTheGame() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, base in
             var settings = base
@@ -22,32 +17,8 @@ struct GoogleNotificationEndToEndTests {
                 ["o-e2e", "alice", "gems", "acct-e2e"]
             )
             let token = SyntheticPurchaseToken(productID: "gems", orderID: "GPA.900", accountID: "acct-e2e").encoded()
-            try await f.withDaemons(settings: settings) { daemons in
-                let intake = NotificationServer(
-                    configuration: MetricsServer.Configuration(host: "127.0.0.1", port: 0),
-                    routes: [
-                        GoogleNotificationRoute(
-                            configuration: settings.googlePlay,
-                            client: HTTPClient.shared,
-                            intake: daemons[0].makeNotificationIntake(),
-                            logger: Self.quiet
-                        )
-                    ],
-                    logger: Self.quiet
-                )
-                let group = ServiceGroup(configuration: .init(services: [intake], logger: Self.quiet))
-                try await withThrowingTaskGroup(of: Void.self) { tasks in
-                    tasks.addTask { try await group.run() }
-                    do {
-                        let url = "http://127.0.0.1:\(try #require(await intake.port()))/notifications/google"
-                        try await Self.settleThenRefund(f, google: google, token: token, url: url)
-                    } catch {
-                        await group.triggerGracefulShutdown()
-                        throw error
-                    }
-                    await group.triggerGracefulShutdown()
-                    try await tasks.waitForAll()
-                }
+            try await f.withDaemonsAndGoogleIntake(settings: settings) { url in
+                try await Self.settleThenRefund(f, google: google, token: token, url: url)
             }
         }
     }

@@ -1,17 +1,13 @@
-import AsyncHTTPClient
 import FakeAppStore
 import Foundation
-import Logging
+import Prometheus
 import ReceiptdCore
-import ServiceLifecycle
 import Testing
 
 /// Google's chargeback reviews (`pendingRefundReviewNotification`) from the push to `orders.reviewrefund`: the
 /// request is recorded once, the game is asked, its answer (or the policy's) is sent from a durable owed answer,
 /// retried through Google's failures, and at most once more after a daemon dies between sending and recording.
 @Suite struct GoogleRefundReviewTests {
-    static let quiet = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-
     /// Google's purchase of order `orderID` delivered to `user` (and granted by the game unless `granted` is false).
     private func deliver(_ f: Fixture, _ orderID: String, user: String = "u1", granted: Bool = true) async throws {
         try await f.enqueue(
@@ -25,65 +21,6 @@ import Testing
         }
     }
 
-    /// A chargeback review of `orderID`, as processing records one; returns its token.
-    @discardableResult
-    private func ask(_ f: Fixture, _ orderID: String, user: String?) async throws -> String {
-        try #require(
-            try await f.value(
-                """
-                WITH n AS (
-                    INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id,
-                        signed_at, source, payload, processed_at, result)
-                    VALUES ('google', gen_random_uuid()::text, 'PENDING_REFUND_REVIEW', $1, now(), 'push', '{}',
-                            now(), 'refund_review_requested')
-                    RETURNING id, signed_at
-                )
-                INSERT INTO iap.refund_requests (notification_id, request_id, store, transaction_id, environment,
-                    user_id, signed_at, answer_by)
-                SELECT id, 'prt-' || $1, 'google', $1::text, 'Production', $2::text, signed_at,
-                       signed_at + interval '24 hours'
-                FROM n
-                RETURNING request_id
-                """,
-                [orderID, user]
-            )
-        )
-    }
-
-    /// Runs `body` with a daemon serving Google's pushes at the URL it is given.
-    private static func withIntake(
-        _ f: Fixture,
-        settings: ReceiptdSettings,
-        _ body: (String) async throws -> Void
-    ) async throws {
-        try await f.withDaemons(settings: settings) { daemons in
-            let intake = NotificationServer(
-                configuration: MetricsServer.Configuration(host: "127.0.0.1", port: 0),
-                routes: [
-                    GoogleNotificationRoute(
-                        configuration: settings.googlePlay,
-                        client: HTTPClient.shared,
-                        intake: daemons[0].makeNotificationIntake(),
-                        logger: Self.quiet
-                    )
-                ],
-                logger: Self.quiet
-            )
-            let group = ServiceGroup(configuration: .init(services: [intake], logger: Self.quiet))
-            try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await group.run() }
-                do {
-                    try await body("http://127.0.0.1:\(try #require(await intake.port()))/notifications/google")
-                } catch {
-                    await group.triggerGracefulShutdown()
-                    throw error
-                }
-                await group.triggerGracefulShutdown()
-                try await tasks.waitForAll()
-            }
-        }
-    }
-
     @Test func aPushedReviewIsAskedOfTheGameAndItsAnswerReachesGoogleOnceThrough500() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, base in
             var settings = base
@@ -92,7 +29,9 @@ import Testing
             settings.googlePlay.pubsubServiceAccountEmail = GoogleOIDCIssuer.defaultServiceAccountEmail
             let listener = try await f.database.connect()
             try await listener.execute("LISTEN iap_refund_requested")
-            try await Self.withIntake(f, settings: settings) { url in
+            let registry = PrometheusCollectorRegistry()
+            let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
+            try await f.withDaemonsAndGoogleIntake(settings: settings, metrics: metrics) { url in
                 try await deliver(f, "GPA.3101", user: "rita")
                 let event = Date(timeIntervalSinceNow: -600)
                 let (status, token) = try await google.pushRefundReview(
@@ -130,8 +69,8 @@ import Testing
                 #expect(row["deadline"] == "86400", "24 hours after the event: \(row)")
                 #expect(try await f.value("SELECT count(*) FROM iap.refund_requests") == "1")
                 #expect(
-                    try await f.value("SELECT string_agg(result, ',') FROM iap.store_notifications")
-                        == "refund_review_requested,refund_review_requested"
+                    try await f.value("SELECT string_agg(result, ',' ORDER BY id) FROM iap.store_notifications")
+                        == "refund_review_requested,recorded"
                 )
                 let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 2_000) }
                 #expect(notes.filter { $0.channel == "iap_refund_requested" }.count == 1)
@@ -158,6 +97,25 @@ import Testing
             )
             #expect(answered["answered_by"] == "game" && answered["attempts"] == "2")
             #expect(answered["delivery_status"] == nil && answered["last_error"] == nil)
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+            for (name, labels) in [
+                ("receiptd_refund_requests_total", ["store=\"google\""]),
+                (
+                    "receiptd_refund_requests_answered_total",
+                    ["store=\"google\"", "answered_by=\"game\"", "preference=\"grant_prorated\""]
+                ),
+                ("receiptd_refund_answer_calls_total", ["store=\"google\"", "result=\"retry\""]),
+                ("receiptd_refund_answer_calls_total", ["store=\"google\"", "result=\"sent\""]),
+            ] {
+                #expect(
+                    lines.contains { line in
+                        line.hasPrefix(name + "{") && labels.allSatisfy { line.contains($0) } && line.hasSuffix(" 1")
+                    },
+                    "\(name) \(labels): \(lines.filter { $0.hasPrefix("receiptd_refund") })"
+                )
+            }
         }
     }
 
@@ -181,9 +139,11 @@ import Testing
                 try await f.connection.execute("SELECT iap.report_consumption('GPA.3203', 80000)")
                 try await f.connection.execute("SELECT iap.report_consumption('GPA.3204', 40000)")
                 try await f.connection.execute("SELECT iap.report_consumption('GPA.3205', 10000)")
-                try await ask(f, "GPA.3200", user: "u1")  // never delivered
-                for order in ["GPA.3201", "GPA.3202", "GPA.3203", "GPA.3204"] { try await ask(f, order, user: "u1") }
-                try await ask(f, "GPA.3205", user: "abuser")
+                try await f.askRefund("GPA.3200", store: .google, user: "u1")  // never delivered
+                for order in ["GPA.3201", "GPA.3202", "GPA.3203", "GPA.3204"] {
+                    try await f.askRefund(order, store: .google, user: "u1")
+                }
+                try await f.askRefund("GPA.3205", store: .google, user: "abuser")
                 try await f.waitUntil(timeout: .seconds(15)) {
                     try await f.value("SELECT count(*) FROM iap.refund_requests WHERE state = 'answered'") == "6"
                 }
@@ -216,7 +176,7 @@ import Testing
     /// again once the lease ends; Google keeps the first answer, so the player's case is told once.
     @Test func aDaemonKilledBetweenSendingAndRecordingSendsAtMostOnceMore() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, settings in
-            let token = try await ask(f, "GPA.3301", user: "u1")
+            let token = try await f.askRefund("GPA.3301", store: .google, user: "u1")
             try await f.connection.execute(
                 "SELECT iap.answer_refund_request($1, NULL, 'decline')",
                 [token]
@@ -305,7 +265,7 @@ import Testing
 
     @Test func anOperatorAnswersAWaitingRequestThroughTheBinary() async throws {
         try await Fixture.with { f in
-            let token = try await ask(f, "GPA.3501", user: "ola")
+            let token = try await f.askRefund("GPA.3501", store: .google, user: "ola")
             let url = try await f.loginRole(in: "receiptd_operator")
             let listed = try ReceiptdBinary.run([
                 "refunds", "ola", "--state", "waiting", "--json", "--database-url", url,

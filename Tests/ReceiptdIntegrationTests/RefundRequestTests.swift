@@ -1,5 +1,6 @@
 import FakeAppStore
 import Foundation
+import Prometheus
 import ReceiptdCore
 import Testing
 
@@ -31,38 +32,6 @@ import Testing
         )
     }
 
-    /// Apple's CONSUMPTION_REQUEST for `transactionID`, as processing records it (the notification's row, then
-    /// `iap.refund_requests` through the daemon's own statement would be the same). Returns the request id.
-    private func ask(
-        _ f: Fixture,
-        _ transactionID: String,
-        user: String,
-        receivedAgo: Double = 0
-    ) async throws
-        -> String
-    {
-        try #require(
-            try await f.value(
-                """
-                WITH n AS (
-                    INSERT INTO iap.store_notifications (store, notification_id, notification_type, transaction_id,
-                        environment, signed_at, source, payload, processed_at, result)
-                    VALUES ('apple', gen_random_uuid()::text, 'CONSUMPTION_REQUEST', $1, 'Production', now(), 'push',
-                            '{}', now(), 'consumption_requested')
-                    RETURNING id, notification_id, signed_at
-                )
-                INSERT INTO iap.refund_requests (notification_id, request_id, transaction_id, environment, user_id,
-                    reason, signed_at, received_at, answer_by)
-                SELECT id, notification_id, $1::text, 'Production', $2::text, 'UNINTENDED_PURCHASE', signed_at,
-                       now() - make_interval(secs => $3::float8), signed_at + interval '12 hours'
-                FROM n
-                RETURNING request_id
-                """,
-                [transactionID, user, receivedAgo]
-            )
-        )
-    }
-
     private func sqlState(_ body: () async throws -> Void) async -> String? {
         do {
             try await body()
@@ -79,7 +48,7 @@ import Testing
             try await f.connection.execute("SELECT iap.set_consumption_consent('u1', true)")
             try await f.withDaemons { _ in
                 try await deliver(f, "8101")
-                let id = try await ask(f, "8101", user: "u1")
+                let id = try await f.askRefund("8101", user: "u1")
                 let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 2_000) }
                 let note = try #require(notes.first { $0.channel == "iap_refund_requested" })
                 let payload = try #require(
@@ -120,7 +89,7 @@ import Testing
 
     @Test func badAnswersAreRefusedAndChangeNothing() async throws {
         try await Fixture.with { f in
-            let id = try await ask(f, "8201", user: "u1")
+            let id = try await f.askRefund("8201", user: "u1")
             for (consumed, preference, state) in [
                 (0, "maybe", "22023"), (100_001, "decline", "22023"), (-1, "none", "22023"),
                 (0, "grant_prorated", "22023"), (100_000, "grant_prorated", "22023"),
@@ -169,8 +138,8 @@ import Testing
                 // Reported before any request: most of 8301 was spent; the latest report wins.
                 try await f.connection.execute("SELECT iap.report_consumption('8301', 10000)")
                 try await f.connection.execute("SELECT iap.report_consumption('8301', 80000)")
-                try await ask(f, "8301", user: "u1")
-                try await ask(f, "8302", user: "u1")
+                try await f.askRefund("8301", user: "u1")
+                try await f.askRefund("8302", user: "u1")
                 try await f.waitUntil {
                     try await f.value("SELECT count(*) FROM iap.refund_requests WHERE state = 'answered'") == "2"
                 }
@@ -198,7 +167,7 @@ import Testing
             try await f.withDaemons(settings: settings) { _ in
                 try await deliver(f, "8351", product: "pass", type: "Auto-Renewable Subscription")
                 try await f.connection.execute("SELECT iap.report_consumption('8351', 30000)")
-                try await ask(f, "8351", user: "u1")
+                try await f.askRefund("8351", user: "u1")
                 try await f.waitUntil {
                     try await f.value("SELECT state FROM iap.refund_requests") == "answered"
                 }
@@ -214,18 +183,24 @@ import Testing
 
     @Test func aRequestReachingItsDeadlineExpiresWithAnErrorLine() async throws {
         try await Fixture.with { f in
-            let id = try await ask(f, "8401", user: "u1")
+            let id = try await f.askRefund("8401", user: "u1")
             try await f.connection.execute(
                 "UPDATE iap.refund_requests SET answer_by = now() + interval '30 minutes'"
             )
             #expect(try await f.value("SELECT reason FROM iap.stuck_jobs") == "refund_answer_late")
             try await f.connection.execute("UPDATE iap.refund_requests SET answer_by = now() - interval '1 second'")
             let lines = CapturingLogHandler.Lines()
-            try await f.withDaemons(logger: CapturingLogHandler.logger(into: lines)) { _ in
+            let registry = PrometheusCollectorRegistry()
+            let metrics = ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
+            try await f.withDaemons(logger: CapturingLogHandler.logger(into: lines), metrics: metrics) { _ in
                 try await f.waitUntil {
                     try await f.value("SELECT state FROM iap.refund_requests WHERE request_id = $1", [id]) == "expired"
                 }
             }
+            var bytes: [UInt8] = []
+            registry.emit(into: &bytes)
+            let emitted = String(decoding: bytes, as: UTF8.self)
+            #expect(emitted.contains("receiptd_refund_requests_expired_total{store=\"apple\"} 1"), "\(emitted)")
             #expect(
                 lines.all.contains { $0.hasPrefix("error ") && $0.contains("deadline unanswered") && $0.contains(id) }
             )

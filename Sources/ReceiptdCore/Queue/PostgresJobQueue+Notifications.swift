@@ -142,11 +142,12 @@ extension PostgresJobQueue: NotificationProcessing {
             ).first?["state"]
             return (state == "waiting" ? .consumptionRequested : .consumptionNotConsented, nil)
         case .requestRefundReview(let review):
-            _ = try session.execute(
+            let inserted = try session.execute(
                 notificationSQL.requestRefundReview,
                 [id, review.token, review.orderID, review.accountID, review.eventTimeMilliseconds, review.reason]
-            )
-            return (.refundReviewRequested, nil)
+            ).affectedRows
+            // The same token again (another message about the same review) is the request already recorded.
+            return (inserted == 1 ? .refundReviewRequested : .recorded, nil)
         case .settleCharge(let transaction):
             return try settleCharge(
                 transaction,
@@ -329,7 +330,7 @@ extension PostgresJobQueue: NotificationProcessing {
         """,
         // Google's chargeback review: the user of the order's ledger row (its first line's id is the order id), else
         // of an order bound to the buyer's account, else of an unclaimed payment. Google decides 24 hours after the
-        // event; consent is Apple's rule only. The same token twice is one request.
+        // event; consent is Apple's rule only. The same token twice is one request (nothing inserted).
         requestRefundReview: """
         WITH who AS (
             SELECT coalesce(
