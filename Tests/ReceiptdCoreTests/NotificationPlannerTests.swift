@@ -134,8 +134,9 @@ import Testing
         #expect(
             NotificationResult.allCases.map(\.rawValue) == [
                 "revoked", "revoked_undelivered", "reinstated", "nothing_to_reinstate", "recorded", "ignored",
-                "consumption_requested", "consumption_not_consented", "charge_enqueued", "charge_unclaimed",
-                "charge_already_delivered", "job_woken", "partly_revoked", "superseded", "consent_rescinded", "failed",
+                "consumption_requested", "consumption_not_consented", "refund_review_requested", "charge_enqueued",
+                "charge_unclaimed", "charge_already_delivered", "job_woken", "partly_revoked", "superseded",
+                "consent_rescinded", "failed",
             ]
         )
     }
