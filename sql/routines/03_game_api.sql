@@ -63,24 +63,46 @@ END $$;
 -- What the game server asks for at the player's login: delivered goods it has not confirmed granting, oldest first.
 -- A provisional grant (iap.provisional_grants, a trusted player's order granted while its store fails) is owed
 -- as the row `provisional:<order_id>` with `provisional` true, until verification confirms it (the real ledger
--- rows take its place) or refutes it (iap.owed_revocations hands it back).
+-- rows take its place) or refutes it (iap.owed_revocations hands it back). A subscription's period names its
+-- subscription and the period it pays (null on every other row).
 CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
-               delivered_at timestamptz, provisional boolean)
+               delivered_at timestamptz, provisional boolean, subscription_id text, period_start timestamptz,
+               period_end timestamptz)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
-    SELECT o.transaction_id, o.order_id, o.product_id, o.quantity, o.purchase_date, o.delivered_at, o.provisional
+    SELECT o.transaction_id, o.order_id, o.product_id, o.quantity, o.purchase_date, o.delivered_at, o.provisional,
+           o.subscription_id, o.period_start, o.period_end
     FROM (
         SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at,
-               false AS provisional
+               false AS provisional, d.subscription_id, d.period_start, d.period_end
         FROM iap.deliveries d
         -- A bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
         WHERE d.user_id = owed_deliveries.user_id AND d.granted_at IS NULL AND d.revoked_at IS NULL
         UNION ALL
-        SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, NULL, g.created_at, true
+        SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, NULL, g.created_at, true,
+               NULL, NULL, NULL
         FROM iap.provisional_grants g
         WHERE g.user_id = owed_deliveries.user_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
     ) o
     ORDER BY o.delivered_at, o.transaction_id
+$$;
+
+-- What the player may use now, for the game to check at login and on notification: each subscription they are
+-- entitled to (active or in its grace period, before entitled_until) and each non-consumable they own (delivered,
+-- not revoked; family-shared ones too), one row per product and subscription.
+CREATE OR REPLACE FUNCTION iap.entitlements(user_id text)
+RETURNS TABLE (store text, product_id text, kind text, subscription_id text, state text,
+               entitled_until timestamptz, auto_renew boolean)
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT s.store, s.product_id, 'auto_renewable', s.subscription_id, s.state, s.entitled_until, s.auto_renew
+    FROM iap.subscriptions s
+    WHERE s.user_id = entitlements.user_id AND s.state IN ('active', 'grace_period') AND now() < s.entitled_until
+    UNION ALL
+    SELECT DISTINCT d.store, d.product_id, 'non_consumable', NULL::text, NULL::text, NULL::timestamptz,
+           NULL::boolean
+    FROM iap.deliveries d
+    WHERE d.user_id = entitlements.user_id AND d.product_kind = 'non_consumable' AND d.revoked_at IS NULL
+    ORDER BY 1, 2, 4
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
@@ -189,8 +211,10 @@ END $$;
 -- kind; a product the App Store named first (source 'store') becomes the game's. Google finalizes a purchase by
 -- its product's kind (a consumable is consumed, anything else acknowledged); where Apple's signed transactions
 -- state a type that contradicts the declared kind, both are kept, Apple's is used, and `receiptd status` lists it.
--- A store other than apple or google, or a kind the store does not sell, raises 22023.
-CREATE OR REPLACE FUNCTION iap.define_product(store text, product_id text, kind text) RETURNS void
+-- A store other than apple or google, or a kind the store does not sell, raises 22023. An auto-renewable product
+-- declared with periods => false is only checked as an entitlement: its periods are recorded granted, never owed.
+CREATE OR REPLACE FUNCTION iap.define_product(store text, product_id text, kind text, periods boolean DEFAULT true)
+RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 #variable_conflict use_column
 BEGIN
@@ -208,7 +232,12 @@ BEGIN
         RAISE EXCEPTION 'define_product: Google Play sells no non_renewing products (%)', define_product.product_id
             USING ERRCODE = '22023';
     END IF;
-    INSERT INTO iap.products (store, product_id, kind, source)
-    VALUES (define_product.store, define_product.product_id, define_product.kind, 'game')
-    ON CONFLICT (store, product_id) DO UPDATE SET kind = excluded.kind, source = 'game', updated_at = now();
+    IF define_product.periods IS NULL OR (NOT define_product.periods AND define_product.kind <> 'auto_renewable') THEN
+        RAISE EXCEPTION 'define_product: periods => false is for auto_renewable products only (%)',
+            define_product.product_id USING ERRCODE = '22023';
+    END IF;
+    INSERT INTO iap.products (store, product_id, kind, source, periods)
+    VALUES (define_product.store, define_product.product_id, define_product.kind, 'game', define_product.periods)
+    ON CONFLICT (store, product_id) DO UPDATE
+    SET kind = excluded.kind, source = 'game', periods = excluded.periods, updated_at = now();
 END $$;

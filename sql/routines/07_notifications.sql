@@ -404,3 +404,24 @@ BEGIN
         PERFORM pg_notify('iap_webhooks', '');
     END IF;
 END $$;
+
+-- Every change of a subscription's state, entitlement, product or renewal is kept in iap.subscription_history, and
+-- a change of state tells game servers listening on iap_subscription, in the transaction that makes it.
+CREATE OR REPLACE FUNCTION iap.subscription_changed() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    IF TG_OP = 'INSERT' OR (OLD.state, OLD.product_id, OLD.entitled_until, OLD.auto_renew)
+                           IS DISTINCT FROM (NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew) THEN
+        INSERT INTO iap.subscription_history (subscription_id, state, product_id, entitled_until, auto_renew, store_time)
+        VALUES (NEW.subscription_id, NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew, NEW.store_time);
+    END IF;
+    IF TG_OP = 'INSERT' OR OLD.state IS DISTINCT FROM NEW.state THEN
+        PERFORM pg_notify('iap_subscription', json_build_object(
+            'subscription_id', NEW.subscription_id, 'user_id', NEW.user_id, 'state', NEW.state)::text);
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER subscriptions_changed
+AFTER INSERT OR UPDATE ON iap.subscriptions
+FOR EACH ROW EXECUTE FUNCTION iap.subscription_changed();

@@ -45,6 +45,9 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE ON iap.google_finalizations, iap.google_voided_cursor TO receiptd_worker;
         -- The catalogue: read at every settle, written when the App Store names a product's type.
         GRANT SELECT, INSERT, UPDATE ON iap.products TO receiptd_worker;
+        -- Subscriptions: kept current from the stores' news; the trigger of 07_notifications.sql keeps their history.
+        GRANT SELECT, INSERT, UPDATE ON iap.subscriptions TO receiptd_worker;
+        GRANT SELECT, INSERT ON iap.subscription_history TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.app_account_token_calls TO receiptd_worker;
         -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;
@@ -99,7 +102,8 @@ BEGIN
             iap.create_order(text, text, text, int, uuid, text),
             iap.owed_deliveries(text), iap.mark_granted(text), iap.mark_granted(text, text[]), iap.close_order(text),
             iap.owed_revocations(text), iap.mark_revocation_handled(text[]), iap.set_consumption_consent(text, boolean),
-            iap.define_product(text, text, text), iap.answer_refund_request(text, int, text),
+            iap.define_product(text, text, text, boolean), iap.answer_refund_request(text, int, text),
+            iap.entitlements(text),
             iap.report_consumption(text, int)
             TO receiptd_app;
     END IF;
@@ -117,7 +121,7 @@ BEGIN
             iap.consumption_requests, iap.refund_requests, iap.consumption_reports, iap.notification_history_cursor,
             iap.google_partial_refunds, iap.user_trust,
             iap.trust_policy, iap.provisional_grants, iap.webhook_events, iap.webhook_endpoint, iap.operator_actions,
-            iap.products, iap.app_account_token_calls
+            iap.products, iap.app_account_token_calls, iap.subscriptions, iap.subscription_history
             TO receiptd_operator;
         GRANT EXECUTE ON FUNCTION iap.retry_order(text), iap.cancel_order(text), iap.assign_payment(text, text),
             iap.trust_of(text), iap.set_trust(text, text, boolean, text), iap.enable_webhooks(text),

@@ -41,6 +41,7 @@ package struct Migration: Sendable {
         Migration(version: 19, name: "lean_enqueue", bytes: PackageResources._019_lean_enqueue_sql),
         Migration(version: 20, name: "product_catalogue", bytes: PackageResources._020_product_catalogue_sql),
         Migration(version: 21, name: "refund_requests", bytes: PackageResources._021_refund_requests_sql),
+        Migration(version: 22, name: "subscriptions", bytes: PackageResources._022_subscriptions_sql),
     ]
 
     /// The schema version this binary's daemon needs.
