@@ -30,6 +30,23 @@ package struct SignedTransaction: Sendable, Equatable {
     package var signedDate: Date
     /// `type`, `inAppOwnershipType`, `price`, `currency`, `offerType` and `offerIdentifier`.
     package var details: PurchaseDetails
+    /// An auto-renewable's period: `expiresDate`, `subscriptionGroupIdentifier`, `webOrderLineItemId`,
+    /// `isUpgraded` and `transactionReason`; nil for any other product.
+    package var period: SubscriptionTerms?
+
+    /// The subscription fields of an auto-renewable's transaction.
+    package struct SubscriptionTerms: Sendable, Equatable {
+        /// `expiresDate`: the end of the period it paid, milliseconds since 1970.
+        package var expiresDateMilliseconds: Int64
+        /// `subscriptionGroupIdentifier`.
+        package var groupID: String?
+        /// `webOrderLineItemId`: the period's id, the same on every transaction of that period.
+        package var webOrderLineItemID: String?
+        /// `isUpgraded`: an upgrade replaced this transaction; it says nothing of the subscription now.
+        package var isUpgraded: Bool
+        /// `transactionReason`: `PURCHASE` or `RENEWAL`.
+        package var reason: String?
+    }
 
     /// Reads a payload.
     package init(json: Data) throws(FormatError) {
@@ -69,6 +86,15 @@ package struct SignedTransaction: Sendable, Equatable {
             offerType: FlexibleJSON.integer(fields["offerType"]).map(PurchaseDetails.appleOfferType),
             offerID: (fields["offerIdentifier"] as? String).flatMap { $0.isEmpty ? nil : $0 }
         )
+        period = milliseconds("expiresDate").map { expires in
+            SubscriptionTerms(
+                expiresDateMilliseconds: expires,
+                groupID: FlexibleJSON.string(fields["subscriptionGroupIdentifier"]),
+                webOrderLineItemID: FlexibleJSON.string(fields["webOrderLineItemId"]),
+                isUpgraded: FlexibleJSON.bool(fields["isUpgraded"]) ?? false,
+                reason: fields["transactionReason"] as? String
+            )
+        }
     }
 
     /// The store-neutral purchase the outcome rules take.
