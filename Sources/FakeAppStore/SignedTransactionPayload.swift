@@ -53,6 +53,14 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     package var offerIdentifier: String?
     /// `FREE_TRIAL`, `PAY_AS_YOU_GO`, `PAY_UP_FRONT` or `ONE_TIME`.
     package var offerDiscountType: String?
+    /// An auto-renewable's period end, in milliseconds since 1970.
+    package var expiresDate: Int64?
+    /// An auto-renewable's subscription group.
+    package var subscriptionGroupIdentifier: String?
+    /// The period's id, the same on every transaction of the period.
+    package var webOrderLineItemId: String?
+    /// True on a transaction an upgrade replaced.
+    package var isUpgraded: Bool?
 
     /// Creates a payload; a first, production, one-item consumable purchase made now unless told otherwise.
     ///
@@ -80,7 +88,11 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         currency: String? = nil,
         offerType: Int? = nil,
         offerIdentifier: String? = nil,
-        offerDiscountType: String? = nil
+        offerDiscountType: String? = nil,
+        expiresDate: Int64? = nil,
+        subscriptionGroupIdentifier: String? = nil,
+        webOrderLineItemId: String? = nil,
+        isUpgraded: Bool? = nil
     ) {
         self.transactionId = transactionId
         self.originalTransactionId = originalTransactionId ?? transactionId
@@ -105,6 +117,10 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         self.offerType = offerType
         self.offerIdentifier = offerIdentifier
         self.offerDiscountType = offerDiscountType
+        self.expiresDate = expiresDate
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.webOrderLineItemId = webOrderLineItemId
+        self.isUpgraded = isUpgraded
     }
 
     /// Decodes a payload, filling absent fields as the memberwise initializer does.
@@ -135,7 +151,14 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
             currency: try container.decodeIfPresent(String.self, forKey: .currency),
             offerType: try container.decodeIfPresent(Int.self, forKey: .offerType),
             offerIdentifier: try container.decodeIfPresent(String.self, forKey: .offerIdentifier),
-            offerDiscountType: try container.decodeIfPresent(String.self, forKey: .offerDiscountType)
+            offerDiscountType: try container.decodeIfPresent(String.self, forKey: .offerDiscountType),
+            expiresDate: try container.decodeIfPresent(Int64.self, forKey: .expiresDate),
+            subscriptionGroupIdentifier: try container.decodeIfPresent(
+                String.self,
+                forKey: .subscriptionGroupIdentifier
+            ),
+            webOrderLineItemId: try container.decodeIfPresent(String.self, forKey: .webOrderLineItemId),
+            isUpgraded: try container.decodeIfPresent(Bool.self, forKey: .isUpgraded)
         )
     }
 
@@ -161,5 +184,6 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
         case quantity, type, inAppOwnershipType, signedDate, environment, appAccountToken
         case revocationDate, revocationReason, revocationType, revocationPercentage, transactionReason, storefront
         case price, currency, offerType, offerIdentifier, offerDiscountType
+        case expiresDate, subscriptionGroupIdentifier, webOrderLineItemId, isUpgraded
     }
 }

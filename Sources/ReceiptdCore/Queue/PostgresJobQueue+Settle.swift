@@ -250,6 +250,7 @@ extension PostgresJobQueue {
                 )
             )
         }
+        appendRows(applySubscriptions, subscriptionRows(settled), to: &writes)
         let receiving = settled.flatMap { answer, plan in
             Set(plan.deliveries.map(\.orderID)).sorted().map { (answer.job.userID, $0) }
         }
@@ -280,6 +281,41 @@ extension PostgresJobQueue {
         writes.append(SQLStatement(sql, [JSONText.rows(rows)]))
     }
 
+    /// The subscriptions the batch's delivered periods say, each once (its newest news), with the player and the
+    /// order of the period that brought it.
+    private static func subscriptionRows(_ settled: [(VerifiedAnswer, DeliveryPlan)]) -> [[(String, JSONText.Value)]] {
+        var newest: [String: (SubscriptionSnapshot, String, String)] = [:]
+        for (answer, plan) in settled {
+            for delivery in plan.deliveries {
+                guard
+                    let snapshot = answer.transactions.first(where: { $0.transactionID == delivery.transactionID })?
+                        .subscription
+                else { continue }
+                if let known = newest[snapshot.subscriptionID], known.0.storeTime > snapshot.storeTime { continue }
+                newest[snapshot.subscriptionID] = (snapshot, answer.job.userID, delivery.orderID)
+            }
+        }
+        return newest.keys.sorted().compactMap { newest[$0] }.map { snapshot, user, order in
+            [
+                ("subscription_id", .string(snapshot.subscriptionID)), ("store", .string(snapshot.store.rawValue)),
+                ("user_id", .string(user)), ("order_id", .string(order)), ("product_id", .string(snapshot.productID)),
+                ("renews_to", .optional(snapshot.renewsTo)), ("group_id", .optional(snapshot.groupID)),
+                ("state", .string(snapshot.state.rawValue)),
+                ("entitled_ms", Self.milliseconds(snapshot.entitledUntil)),
+                ("expires_ms", Self.milliseconds(snapshot.expiresAt)),
+                ("auto_renew", .bool(snapshot.autoRenew)), ("environment", .string(snapshot.environment)),
+                ("ownership", .string(snapshot.ownership)),
+                ("latest_transaction_id", .optional(snapshot.latestTransactionID)),
+                ("store_ms", Self.milliseconds(snapshot.storeTime)),
+            ]
+        }
+    }
+
+    /// `date` in milliseconds since 1970, or null.
+    private static func milliseconds(_ date: Date?) -> JSONText.Value {
+        date.map { .int(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? .null
+    }
+
     /// The owed finalization's fields of a delivery row, by the product's kind; none when nothing is owed.
     private static func finalizationFields(
         _ finalization: GoogleFinalization?,
@@ -300,6 +336,10 @@ extension PostgresJobQueue {
     ) -> [(String, JSONText.Value)] {
         var fields: [(String, JSONText.Value)] = []
         if let kind { fields.append(("product_kind", .string(kind.rawValue))) }
+        if let subscription = purchase?.subscription {
+            fields.append(("subscription_id", .string(subscription.subscriptionID)))
+            fields.append(("period_end_ms", Self.milliseconds(subscription.expiresAt)))
+        }
         guard let details = purchase?.details else { return fields }
         if let ownership = details.ownership { fields.append(("ownership", .string(ownership))) }
         if let price = details.priceMilliunits { fields.append(("price_milli", .int(price))) }

@@ -60,6 +60,29 @@ extension PostgresJobQueue {
           AND d.revoked_quantity < least(d.quantity, r.units)
         """
 
+    /// The subscriptions a batch's periods say: created with the player and order of the period that brought them,
+    /// else brought up to date unless the row holds newer news (`store_time`). The player and the first order stay.
+    static let applySubscriptions = """
+        INSERT INTO iap.subscriptions AS s (subscription_id, store, user_id, order_id, product_id, renews_to, group_id,
+                                            state, entitled_until, expires_at, auto_renew, environment, ownership,
+                                            latest_transaction_id, store_time)
+        SELECT r.subscription_id, r.store, r.user_id, r.order_id, r.product_id, r.renews_to, r.group_id, r.state,
+               to_timestamp(r.entitled_ms / 1000.0), to_timestamp(r.expires_ms / 1000.0), r.auto_renew, r.environment,
+               r.ownership, r.latest_transaction_id, to_timestamp(r.store_ms / 1000.0)
+        FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, store text, user_id text, order_id text,
+                                                product_id text, renews_to text, group_id text, state text,
+                                                entitled_ms bigint, expires_ms bigint, auto_renew boolean,
+                                                environment text, ownership text, latest_transaction_id text,
+                                                store_ms bigint)
+        ON CONFLICT (subscription_id) DO UPDATE
+        SET product_id = excluded.product_id, renews_to = excluded.renews_to,
+            group_id = coalesce(excluded.group_id, s.group_id), state = excluded.state,
+            entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
+            environment = excluded.environment, ownership = excluded.ownership,
+            latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now()
+        WHERE s.store_time IS NULL OR excluded.store_time >= s.store_time
+        """
+
     /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
     static let distrustReplays = """
         SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)
@@ -86,17 +109,21 @@ extension PostgresJobQueue {
         WITH ledger AS (
             INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id,
                                         store, product_kind, ownership, price, currency, offer_type, offer_id, purchase_option_id,
-                                        revocation_percentage, revoked_quantity, revocation_reason)
+                                        revocation_percentage, revoked_quantity, revocation_reason, subscription_id,
+                                        period_start, period_end)
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
                    d.environment, d.job_id, coalesce(d.store, 'apple'), d.product_kind, d.ownership,
                    trim_scale(d.price_milli / 1000.0), d.currency, d.offer_type, d.offer_id, d.purchase_option_id,
                    d.revocation_percentage, coalesce(iap.prorated_units(d.quantity, d.revocation_percentage), 0),
-                   d.revocation_reason
+                   d.revocation_reason, d.subscription_id,
+                   CASE WHEN d.subscription_id IS NOT NULL THEN to_timestamp(d.purchase_ms / 1000.0) END,
+                   to_timestamp(d.period_end_ms / 1000.0)
             FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
                                                      purchase_ms bigint, environment text, job_id bigint, store text,
                                                      product_kind text, ownership text, price_milli bigint, currency text,
                                                      offer_type text, offer_id text, purchase_option_id text,
-                                                     revocation_percentage int, revocation_reason text)
+                                                     revocation_percentage int, revocation_reason text,
+                                                     subscription_id text, period_end_ms bigint)
         ), finalizations AS (
             -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
             INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)

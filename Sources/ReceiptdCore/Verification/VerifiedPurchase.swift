@@ -33,6 +33,9 @@ package struct VerifiedPurchase: Sendable, Equatable {
     /// Units the store reports refunded while the purchase stands (Google's `quantity` less `refundableQuantity`):
     /// the ledger row revokes them as the voided purchases poll would.
     package var refundedQuantity = 0
+    /// For an auto-renewable's period: the subscription as the transaction says it is, which the ledger row
+    /// names (its `subscription_id`, and the period from the purchase date to `expiresAt`).
+    package var subscription: SubscriptionSnapshot?
 
     /// Creates a transaction.
     package init(

@@ -109,6 +109,7 @@ package struct SignedTransaction: Sendable, Equatable {
             appAccountToken: appAccountToken
         )
         purchase.details = details
+        purchase.subscription = AppleSubscriptionReading.snapshot(of: self, now: Date())
         return purchase
     }
 
