@@ -13,7 +13,7 @@ struct Receiptd: AsyncParsableCommand {
             StatusCommand.self, JobsCommand.self, ShowCommand.self, RetryCommand.self, CancelCommand.self,
             EnqueueCommand.self,
             UnclaimedCommand.self, AssignCommand.self,
-            NotificationsCommand.self, TrustCommand.self, RefundsCommand.self,
+            NotificationsCommand.self, TrustCommand.self, RefundsCommand.self, SubscriptionsCommand.self,
             WebhooksCommand.self, FakeWebhookReceiverCommand.self,
             ChaosCommand.self, LoadgenCommand.self, BenchmarkCommand.self, ConsoleCommand.self, ProductsCommand.self,
         ]

@@ -8,7 +8,7 @@ import Testing
 @Suite struct SubscriptionSettleTests {
     /// A signed transaction of subscription `original`'s period `transactionID`, ending `expiresIn` seconds from
     /// now, signed `signedAgo` seconds ago.
-    private func period(
+    func period(
         _ f: Fixture,
         _ transactionID: String,
         original: String = "5100",
@@ -107,6 +107,37 @@ import Testing
             try await f.withDaemons { _ in try await f.waitUntilSettled() }
             #expect(try await f.value("SELECT state FROM iap.subscriptions") == "expired")
             #expect(try await f.value("SELECT count(*) FROM iap.entitlements('vera')") == "0")
+        }
+    }
+}
+
+extension SubscriptionSettleTests {
+    @Test func operatorsSeeAPlayersSubscriptionsWithPeriodsAndHistory() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute("SELECT iap.create_order('o-vip', 'vera', 'vip')")
+            try await f.enqueue(
+                "o-vip",
+                user: "vera",
+                product: "vip",
+                transaction: period(f, "5300", original: "5300", expiresIn: 3600)
+            )
+            try await f.withDaemons { _ in try await f.waitUntilSettled() }
+            let url = try await f.loginRole(in: "receiptd_operator")
+            let json = try ReceiptdBinary.run(["subscriptions", "vera", "--json", "--database-url", url])
+            #expect(json.status == 0, "\(json.stderr)")
+            let list = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+            let vip = try #require(list.first)
+            #expect(vip["subscription_id"] as? String == "apple:5300" && vip["state"] as? String == "active")
+            #expect((vip["periods"] as? [[String: Any]])?.first?["transaction_id"] as? String == "5300")
+            #expect((vip["history"] as? [[String: Any]])?.map { $0["state"] as? String } == ["active"])
+            let text = try ReceiptdBinary.run(["subscriptions", "vera", "--database-url", url])
+            #expect(text.status == 0 && text.stdout.contains("apple:5300 (apple) vip: active"), "\(text.stdout)")
+            #expect(
+                try ReceiptdBinary.run(["subscriptions", "nobody", "--database-url", url]).stdout.contains(
+                    "No subscriptions."
+                )
+            )
+            #expect(try ReceiptdBinary.run(["subscriptions", " ", "--database-url", url]).status == 2)
         }
     }
 }
