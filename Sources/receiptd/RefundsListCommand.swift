@@ -43,7 +43,8 @@ struct RefundsListCommand: OperatorCommand {
             rows: requests.map { request in
                 [
                     request.requestID, request.store.rawValue, request.transactionID, request.userID,
-                    request.state.rawValue, request.answerBy, request.answeredBy, request.preference,
+                    request.state.rawValue, request.answerBy, request.answeredBy?.rawValue,
+                    request.preference?.rawValue,
                     request.consumedMilliunits.map(String.init), request.reason, request.lastError,
                 ]
             }

@@ -40,8 +40,8 @@ package enum RefundsPage {
                 <tr data-request-id="\(request.requestID)"><td class="id">\(request.requestID)</td>\
                 <td>\(request.store.rawValue)</td><td class="id">\(request.transactionID)</td>\
                 <td>\(ConsoleMarkup.orderLink(request.orderID))</td>\(user)<td>\(request.state.rawValue)</td>\
-                <td>\(ConsoleMarkup.time(request.answerBy))</td><td>\(ConsoleMarkup.text(request.answeredBy))</td>\
-                <td>\(ConsoleMarkup.text(request.preference))</td>\
+                <td>\(ConsoleMarkup.time(request.answerBy))</td><td>\(ConsoleMarkup.text(request.answeredBy?.rawValue))</td>\
+                <td>\(ConsoleMarkup.text(request.preference?.rawValue))</td>\
                 <td>\(ConsoleMarkup.text(request.consumedMilliunits.map { "\($0)" }))</td>\
                 <td>\(ConsoleMarkup.text(request.reason))</td><td>\(ConsoleMarkup.error(request.lastError))</td>\
                 <td>\(answerForm(request, session: session))</td></tr>

@@ -14,10 +14,10 @@ package struct RefundRequestSummary: Sendable, Codable, Equatable {
     package var reason: String?
     /// Where the request is.
     package var state: RefundRequestState
-    /// `game`, `policy` or `operator`, once answered.
-    package var answeredBy: String?
-    /// `decline`, `grant_full`, `grant_prorated` or `none`, once answered.
-    package var preference: String?
+    /// Who answered, once answered.
+    package var answeredBy: RefundAnswerSource?
+    /// What the answer asks of the store, once answered.
+    package var preference: RefundPreference?
     /// Thousandths of a percent consumed, as answered.
     package var consumedMilliunits: Int?
     /// Apple's `deliveryStatus` as sent.
@@ -56,8 +56,8 @@ extension RefundRequestSummary {
             userID: row["user_id"],
             reason: row["reason"],
             state: state,
-            answeredBy: row["answered_by"],
-            preference: row["preference"],
+            answeredBy: row["answered_by"].flatMap(RefundAnswerSource.init(rawValue:)),
+            preference: row["preference"].flatMap(RefundPreference.init(rawValue:)),
             consumedMilliunits: row.optionalInt("consumed_milliunits"),
             deliveryStatus: row["delivery_status"],
             receivedAt: try row.string("received_at"),

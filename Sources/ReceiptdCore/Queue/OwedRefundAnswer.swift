@@ -20,6 +20,6 @@ package struct OwedRefundAnswer: Sendable, Equatable {
     package var preference: RefundPreference = .none
     /// The consumption given with it, in thousandths of a percent.
     package var consumed: Int? = nil
-    /// Who answered: `game`, `policy` or `operator`.
-    package var answeredBy: String = "policy"
+    /// Who answered.
+    package var answeredBy: RefundAnswerSource = .policy
 }

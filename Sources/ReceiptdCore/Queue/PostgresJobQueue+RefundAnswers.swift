@@ -9,7 +9,7 @@ extension PostgresJobQueue: RefundAnswerQueue {
         ).namedRows.map { row in
             ExpiredRefundRequest(
                 requestID: try row.string("request_id"),
-                store: try row.string("store"),
+                store: try Store(rawValue: row.string("store")) ?? .apple,
                 transactionID: try row.string("transaction_id")
             )
         }
@@ -74,7 +74,7 @@ extension PostgresJobQueue: RefundAnswerQueue {
                 kind: row["kind"].flatMap(ProductKind.init(rawValue:)),
                 preference: row["preference"].flatMap(RefundPreference.init(rawValue:)) ?? .none,
                 consumed: row["consumed_milliunits"].flatMap { Int($0) },
-                answeredBy: row["answered_by"] ?? "policy"
+                answeredBy: row["answered_by"].flatMap(RefundAnswerSource.init(rawValue:)) ?? .policy
             )
         }
     }

@@ -285,11 +285,12 @@ extension PostgresJobQueue {
     /// order of the period that brought it.
     private static func subscriptionRows(_ settled: [(VerifiedAnswer, DeliveryPlan)]) -> [[(String, JSONText.Value)]] {
         var newest: [String: (SubscriptionSnapshot, String, String)] = [:]
+        // Only an answer's transactions that carry a subscription are looked for among its deliveries: a batch of
+        // anything else costs one pass over its transactions.
         for (answer, plan) in settled {
-            for delivery in plan.deliveries {
-                guard
-                    let snapshot = answer.transactions.first(where: { $0.transactionID == delivery.transactionID })?
-                        .subscription
+            for purchase in answer.transactions {
+                guard let snapshot = purchase.subscription,
+                    let delivery = plan.deliveries.first(where: { $0.transactionID == purchase.transactionID })
                 else { continue }
                 if let known = newest[snapshot.subscriptionID], known.0.storeTime > snapshot.storeTime { continue }
                 newest[snapshot.subscriptionID] = (snapshot, answer.job.userID, delivery.orderID)

@@ -28,8 +28,8 @@ package protocol RefundAnswerQueue: Sendable {
 package struct ExpiredRefundRequest: Sendable, Equatable {
     /// Apple's `notificationUUID` or Google's refund token.
     package var requestID: String
-    /// `apple` or `google`.
-    package var store: String
+    /// The store that asked.
+    package var store: Store
     /// The transaction asked about.
     package var transactionID: String
 }

@@ -49,11 +49,11 @@ package final class RefundAnswerer: Service {
                     limitPublished = true
                 }
                 for expired in try await queue.expireRefundRequests() {
-                    metrics.refundRequestExpired(store: expired.store)
+                    metrics.refundRequestExpired(store: expired.store.rawValue)
                     logger.error(
                         "a refund request reached its deadline unanswered; the store decides without it",
                         metadata: [
-                            "request": "\(expired.requestID)", "store": "\(expired.store)",
+                            "request": "\(expired.requestID)", "store": "\(expired.store.rawValue)",
                             "transaction": "\(expired.transactionID)",
                         ]
                     )
@@ -106,13 +106,13 @@ package final class RefundAnswerer: Service {
                 metrics.refundAnswerCall(store: store, result: .sent)
                 metrics.refundRequestAnswered(
                     store: store,
-                    answeredBy: owed.answeredBy,
+                    answeredBy: owed.answeredBy.rawValue,
                     preference: owed.preference.rawValue
                 )
                 logger.info(
                     "refund answer sent to the store",
                     metadata: metadata.merging([
-                        "preference": "\(owed.preference.rawValue)", "answered_by": "\(owed.answeredBy)",
+                        "preference": "\(owed.preference.rawValue)", "answered_by": "\(owed.answeredBy.rawValue)",
                     ]) { $1 }
                 )
             case .postpone(let delay):

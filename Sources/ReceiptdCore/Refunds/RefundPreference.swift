@@ -1,5 +1,5 @@
 /// What an answer to a refund request asks the store to do (`iap.refund_requests.preference`).
-package enum RefundPreference: String, Sendable, CaseIterable {
+package enum RefundPreference: String, Sendable, Codable, CaseIterable {
     /// The store decides on what else it is told: Apple's field is left out, Google is told `NEUTRAL`.
     case none
     /// Keep the money: the goods were delivered and used.
