@@ -43,6 +43,8 @@ package final class AppStoreStandIn: Sendable {
     let serverAPILedger: ServerAPILedger
     /// Notifications sent and consumption information received (see `AppStoreStandIn+Notifications.swift`).
     let notificationLedger: ServerAPINotificationLedger
+    /// Auto-renewable subscriptions (see `AppStoreStandIn+Subscriptions.swift`).
+    let subscriptionBook = SubscriptionBook()
     private let listener: StandInListener
 
     /// Creates a stand-in; nothing is bound until ``start()``.
@@ -72,7 +74,8 @@ package final class AppStoreStandIn: Sendable {
             bearerCheck: ServerAPIBearerCheck(configuration: configuration),
             chain: testChain,
             historyPageSize: configuration.serverAPIHistoryPageSize,
-            notifications: notificationLedger
+            notifications: notificationLedger,
+            subscriptions: subscriptionBook
         )
         let logger = self.logger
         let port = try await listener.start {

@@ -21,6 +21,10 @@ package struct AppleNotificationPayload: Sendable, Equatable {
     package var consumptionRequestReason: String?
     /// The transaction it is about, signed on its own (`data.signedTransactionInfo`); nil leaves it out.
     package var signedTransactionInfo: String?
+    /// An auto-renewable's renewal info, signed on its own (`data.signedRenewalInfo`); nil leaves it out.
+    package var signedRenewalInfo: String?
+    /// An auto-renewable's status (`data.status`: 1 active, 2 expired, 3 billing retry, 4 grace period, 5 revoked).
+    package var status: Int?
     /// Whether the payload has `data` at all; without it, a `summary` stands in (as for a summary notification).
     package var hasData: Bool
     /// A signed app transaction: with it the payload carries `appData` (`bundleId`, `environment`, `appAppleId`,
@@ -38,6 +42,8 @@ package struct AppleNotificationPayload: Sendable, Equatable {
         environment: String = "Production",
         consumptionRequestReason: String? = nil,
         signedTransactionInfo: String? = nil,
+        signedRenewalInfo: String? = nil,
+        status: Int? = nil,
         hasData: Bool = true,
         signedAppTransactionInfo: String? = nil
     ) {
@@ -50,6 +56,8 @@ package struct AppleNotificationPayload: Sendable, Equatable {
         self.environment = environment
         self.consumptionRequestReason = consumptionRequestReason
         self.signedTransactionInfo = signedTransactionInfo
+        self.signedRenewalInfo = signedRenewalInfo
+        self.status = status
         self.hasData = hasData
         self.signedAppTransactionInfo = signedAppTransactionInfo
     }
@@ -72,6 +80,8 @@ package struct AppleNotificationPayload: Sendable, Equatable {
             if let appAppleId { data["appAppleId"] = appAppleId }
             if let consumptionRequestReason { data["consumptionRequestReason"] = consumptionRequestReason }
             if let signedTransactionInfo { data["signedTransactionInfo"] = signedTransactionInfo }
+            if let signedRenewalInfo { data["signedRenewalInfo"] = signedRenewalInfo }
+            if let status { data["status"] = status }
             object["data"] = data
         } else {
             object["summary"] = [

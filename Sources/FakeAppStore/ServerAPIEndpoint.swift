@@ -4,4 +4,6 @@ package enum ServerAPIEndpoint: String, Sendable, Equatable {
     case transactionInfo
     /// `GET /inApps/v2/history/{id}`, Get Transaction History v2.
     case transactionHistory
+    /// `GET /inApps/v1/subscriptions/{id}`, Get All Subscription Statuses.
+    case subscriptionStatuses
 }

@@ -25,6 +25,8 @@ final class ServerAPILedger: Sendable {
         case registered(SignedTransactionPayload, step: ScriptStep?)
         /// A history call for an id in a registered history: all of that history, in registration order.
         case history([SignedTransactionPayload])
+        /// A Get All Subscription Statuses call past the checks: the subscriptions answer it.
+        case subscriptionStatuses
     }
 
     private struct TransactionEntry {
@@ -88,6 +90,9 @@ final class ServerAPILedger: Sendable {
                     )
                 }
                 state.recentAdmissions.append(now)
+            }
+            if request.endpoint == .subscriptionStatuses {
+                return Admission(recordIndex: recordIndex, verdict: .subscriptionStatuses)
             }
             if request.endpoint == .transactionHistory {
                 let history = state.histories[request.transactionID]

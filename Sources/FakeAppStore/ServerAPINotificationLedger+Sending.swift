@@ -32,6 +32,8 @@ extension ServerAPINotificationLedger {
             consumptionRequestReason: order.consumptionRequestReason
                 ?? (order.notificationType == "CONSUMPTION_REQUEST" ? "UNINTENDED_PURCHASE" : nil),
             signedTransactionInfo: order.transaction.map(chain.signedTransaction),
+            signedRenewalInfo: order.signedRenewalInfo,
+            status: order.status,
             signedAppTransactionInfo: appTransaction
         )
         let signed = chain.signedNotification(payload)

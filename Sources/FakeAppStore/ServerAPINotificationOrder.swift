@@ -11,6 +11,10 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
     package var subtype: String?
     /// The transaction it is about, signed as `data.signedTransactionInfo`; none for `TEST`.
     package var transaction: SignedTransactionPayload?
+    /// An auto-renewable's renewal info, already signed (`data.signedRenewalInfo`).
+    package var signedRenewalInfo: String?
+    /// An auto-renewable's status (`data.status`).
+    package var status: Int?
     /// `Production` or `Sandbox`; by default the transaction's, else `Production`.
     package var environment: String?
     /// `data.consumptionRequestReason` (a CONSUMPTION_REQUEST's; `UNINTENDED_PURCHASE` by default for that type).
@@ -36,6 +40,8 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
         notificationType: String,
         subtype: String? = nil,
         transaction: SignedTransactionPayload? = nil,
+        signedRenewalInfo: String? = nil,
+        status: Int? = nil,
         environment: String? = nil,
         consumptionRequestReason: String? = nil,
         notificationUUID: String? = nil,
@@ -49,6 +55,8 @@ package struct ServerAPINotificationOrder: Codable, Sendable, Equatable {
         self.notificationType = notificationType
         self.subtype = subtype
         self.transaction = transaction
+        self.signedRenewalInfo = signedRenewalInfo
+        self.status = status
         self.environment = environment
         self.consumptionRequestReason = consumptionRequestReason
         self.notificationUUID = notificationUUID

@@ -11,6 +11,8 @@ struct ServerAPIPlanner: Sendable {
     let historyPageSize: Int
     /// Notifications sent, consumption information received, and their scripts.
     let notifications: ServerAPINotificationLedger
+    /// The auto-renewable subscriptions Get All Subscription Statuses answers from.
+    let subscriptions: SubscriptionBook
 
     /// Logs a Get Transaction Info or Get Transaction History call and plans its answer.
     func plan(
@@ -43,6 +45,10 @@ struct ServerAPIPlanner: Sendable {
             answer.reply = step.flatMap(scriptedReply) ?? found(payload, environment: environment)
         case .history(let payloads):
             answer.reply = historyPage(payloads, environment: environment, revision: revision)
+        case .subscriptionStatuses:
+            let step = subscriptions.nextStep()
+            answer.delayMilliseconds = max(0, step?.delayMilliseconds ?? 0)
+            answer.reply = step.flatMap(scriptedReply) ?? statuses(transactionID, environment: environment)
         }
         return answer
     }
@@ -99,6 +105,29 @@ struct ServerAPIPlanner: Sendable {
             signed: signed
         )
         return .json(status: 200, body: body, errorCode: nil, retryAfter: nil)
+    }
+
+    /// The subscription a transaction id names, as Get All Subscription Statuses answers: its group, its latest
+    /// transaction and renewal info signed now, its status; Apple's "not found" when there is none in `environment`.
+    private func statuses(_ transactionID: String, environment: RecordedRequest.Environment) -> ServerAPIAnswer.Reply {
+        let name = environment == .sandbox ? "Sandbox" : "Production"
+        let now = SignedTransactionPayload.nowMilliseconds()
+        guard let found = subscriptions.status(for: transactionID, environment: name, now: now) else {
+            return error(ServerAPIAnswerBody.transactionIDNotFound)
+        }
+        let last: [String: Any] = [
+            "status": found.status, "originalTransactionId": found.current.originalTransactionId,
+            "signedTransactionInfo": chain.signedTransaction(found.current),
+            "signedRenewalInfo": chain.sign(payload: found.renewal.encodedJSON()),
+        ]
+        let body: [String: Any] = [
+            "environment": name, "bundleId": found.current.bundleId,
+            "data": [["subscriptionGroupIdentifier": found.group ?? "", "lastTransactions": [last]]],
+        ]
+        guard let data = try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys]) else {
+            return .closeConnection
+        }
+        return .json(status: 200, body: String(decoding: data, as: UTF8.self), errorCode: nil, retryAfter: nil)
     }
 
     func error(_ code: Int, status: Int? = nil, retryAfter: String? = nil) -> ServerAPIAnswer.Reply {

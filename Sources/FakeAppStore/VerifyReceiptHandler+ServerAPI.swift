@@ -3,14 +3,16 @@ import NIOCore
 import NIOHTTP1
 
 extension VerifyReceiptHandler {
-    /// The Server API's paths, each followed by a transaction id: Get Transaction Info and Get Transaction
-    /// History, in production and under `/sandbox`.
+    /// The Server API's paths, each followed by a transaction id: Get Transaction Info, Get Transaction History
+    /// and Get All Subscription Statuses, in production and under `/sandbox`.
     private static let serverAPIRoutes:
         [(prefix: String, environment: RecordedRequest.Environment, endpoint: ServerAPIEndpoint)] = [
             ("/inApps/v1/transactions/", .production, .transactionInfo),
             ("/sandbox/inApps/v1/transactions/", .sandbox, .transactionInfo),
             ("/inApps/v2/history/", .production, .transactionHistory),
             ("/sandbox/inApps/v2/history/", .sandbox, .transactionHistory),
+            ("/inApps/v1/subscriptions/", .production, .subscriptionStatuses),
+            ("/sandbox/inApps/v1/subscriptions/", .sandbox, .subscriptionStatuses),
         ]
 
     /// The Server API route `path` asks for, with its transaction id; `nil` for any other path.

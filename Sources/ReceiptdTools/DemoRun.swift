@@ -195,6 +195,11 @@ package struct DemoRun {
                     googlePlay: googlePlay,
                     intakeURL: "http://127.0.0.1:\(port)/notifications/google"
                 )
+                try await sellVIPPass(
+                    on: connection,
+                    standIn: standIn,
+                    intakeURL: "http://127.0.0.1:\(port)/notifications/apple"
+                )
                 try await failTheReceiverTwice(receiver, on: connection)
                 try await serveTrustedThroughOutage(on: connection, standIn: standIn)
                 try await finishWebhooks(receiver, on: connection)

@@ -4,12 +4,14 @@ import Foundation
 /// What a daemon process needs to verify StoreKit 2 jobs against a stand-in: its root certificates (signed
 /// transactions', app receipts') and an App Store Connect key it accepts, written to a private directory, and the
 /// variables that name them.
-struct StoreKitFiles {
-    let directory: String
-    let standIn: AppStoreStandIn
+package struct StoreKitFiles {
+    /// The private directory the files are in.
+    package let directory: String
+    /// The stand-in they are for.
+    package let standIn: AppStoreStandIn
 
     /// Writes the stand-in's root and `key` (the key the stand-in checks bearers against).
-    init(standIn: AppStoreStandIn, key: ServerAPITestKey) throws {
+    package init(standIn: AppStoreStandIn, key: ServerAPITestKey) throws {
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-storekit-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(
@@ -24,7 +26,7 @@ struct StoreKitFiles {
     }
 
     /// `APPLE_ROOT_CA_FILE`, `APPLE_RECEIPT_ROOT_CA_FILE`, the three key settings and the Server API URLs.
-    var environment: [String: String] {
+    package var environment: [String: String] {
         [
             "APPLE_ROOT_CA_FILE": directory + "/root.pem",
             "APPLE_RECEIPT_ROOT_CA_FILE": directory + "/receipt-root.pem",
@@ -36,7 +38,7 @@ struct StoreKitFiles {
     }
 
     /// Deletes the files.
-    func remove() {
+    package func remove() {
         try? FileManager.default.removeItem(atPath: directory)
     }
 }

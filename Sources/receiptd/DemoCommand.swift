@@ -75,7 +75,7 @@ struct DemoCommand: AsyncParsableCommand {
     /// The events the stand-in receiver got, in the order written, and the count of each type.
     private static func printWebhooks(_ webhooks: DemoWebhooks) {
         print("\nWebhooks to the stand-in receiver (\(webhooks.url)), in the order written:")
-        let widths = [30, 18, 9, 9]
+        let widths = [30, 22, 9, 9]
         let cells =
             [["type", "order", "verified", "attempts", "answers"]]
             + webhooks.events.map { event in
@@ -99,7 +99,7 @@ struct DemoCommand: AsyncParsableCommand {
     }
 
     private static func pad(_ cells: [String]) -> String {
-        let widths = [18, 8, 3, 9, 10, 9]
+        let widths = [22, 8, 3, 9, 10, 9]
         return cells.map(\.terminalSafe).enumerated().map { index, cell in
             index < widths.count ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0) : cell
         }.joined(separator: " ")

@@ -6,7 +6,7 @@ struct ShowCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "show",
         abstract:
-            "Show an order with every job, every attempt, its deliveries, the store notifications about them and its webhook events."
+            "Show an order with every job, every attempt, its deliveries, the store notifications about them, its webhook events and the subscription it started or paid a period of."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -158,7 +158,9 @@ struct ShowCommand: OperatorCommand {
         return
             ([header, "Jobs:\n" + jobs, attemptTable, deliveries] + (grant.map { [$0] } ?? []) + [
                 notifications, webhooks,
-            ] + tokenCalls)
+            ] + tokenCalls
+            + (detail.subscriptions.isEmpty
+                ? [] : ["Subscriptions:\n" + SubscriptionsCommand.text(detail.subscriptions)]))
             .joined(separator: "\n\n")
     }
 

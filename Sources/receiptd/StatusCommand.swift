@@ -6,7 +6,7 @@ struct StatusCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract:
-            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users, recent failures, webhooks and product kinds the store contradicts."
+            "Show jobs by state, orders by outcome, deliveries, revocations, daemons alive, retries of the last hour, stuck jobs, store notifications, suspicious receipts, provisional grants, untrusted users, subscriptions by state, recent failures, webhooks and product kinds the store contradicts."
     )
 
     @OptionGroup var options: OperatorOptions
@@ -175,6 +175,16 @@ struct StatusCommand: OperatorCommand {
         sections.append(
             "Untrusted users: apple \(status.untrustedUsers.apple), google \(status.untrustedUsers.google)"
                 + " (recorded levels; see `receiptd trust USER`)"
+        )
+        let states = SubscriptionState.allCases.compactMap { state in
+            status.subscriptions.byState[state].map { "\(state.rawValue) \($0)" }
+        }
+        sections.append(
+            "Subscriptions: " + (states.isEmpty ? "none" : states.joined(separator: ", "))
+                + "; re-reads overdue \(status.subscriptions.overdueReads)"
+                + (status.subscriptions.overdueReads > 0
+                    ? " (due over a minute ago: App Store Server API credentials missing, or Apple failing; see `receiptd subscriptions USER`)"
+                    : "")
         )
         sections.append(
             "Failures in the last 24 h: \(status.recentFailures)"

@@ -89,8 +89,11 @@ import Testing
         #expect(action("TEST", nil) == .record)
         #expect(action("EXTERNAL_PURCHASE_TOKEN", nil) == .record)
         #expect(action("SOMETHING_NEW", transaction) == .record)
-        for type in ["DID_RENEW", "SUBSCRIBED", "EXPIRED", "DID_CHANGE_RENEWAL_STATUS", "DID_FAIL_TO_RENEW"] {
-            #expect(action(type, subtype: "AUTO_RENEW_ENABLED", transaction) == .ignore, "\(type)")
+        // A subscription's news applies its transaction (the subscription's row, and a period the ledger lacks);
+        // without a transaction there is nothing to apply.
+        for type in NotificationPlanner.subscriptionTypes {
+            #expect(action(type, subtype: "AUTO_RENEW_ENABLED", transaction) == .applySubscription(transaction))
+            #expect(action(type, nil) == .ignore, "\(type)")
         }
         // A summary has no data at all: nothing to act on, whatever its type.
         #expect(action("RENEWAL_EXTENSION", subtype: "SUMMARY", nil, hasData: false) == .ignore)
@@ -136,7 +139,7 @@ import Testing
                 "revoked", "revoked_undelivered", "reinstated", "nothing_to_reinstate", "recorded", "ignored",
                 "consumption_requested", "consumption_not_consented", "refund_review_requested", "charge_enqueued",
                 "charge_unclaimed", "charge_already_delivered", "job_woken", "partly_revoked", "superseded",
-                "consent_rescinded", "failed",
+                "consent_rescinded", "subscription_updated", "period_enqueued", "failed",
             ]
         )
     }

@@ -61,7 +61,9 @@ import Testing
             logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
             say: { _ in }
         ).run()
-        #expect(rows.count == 28)
+        // Three of them the VIP pass's: its checkout and two renewal orders.
+        #expect(rows.count == 31)
+        #expect(rows.filter { $0.orderID.hasPrefix("renewal:") }.count == 2)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-sk2-") }.count == 5)
         // Six from the client's tokens, and the one Google reported itself (then refunded).
         #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 7)
@@ -72,7 +74,7 @@ import Testing
         // demo-outage's retries may outlast the demo's 3 s too and be granted as well; every grant is confirmed.
         #expect(rows.contains { $0.orderID == "demo-trusted" && $0.provisional == "confirmed" })
         #expect(rows.allSatisfy { $0.provisional == nil || $0.provisional == "confirmed" })
-        #expect(ledger == 17)
+        #expect(ledger == 20)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(
             unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"]
@@ -94,7 +96,7 @@ import Testing
             webhooks.events.filter { $0.type == type && $0.provisional == provisional }.compactMap(\.orderID).sorted()
         }
         let paid = rows.filter { ["full", "partial"].contains($0.outcome) }.map(\.orderID).sorted()
-        #expect(paid.count == 17)
+        #expect(paid.count == 20)
         #expect(orders("order.verified") == paid)
         #expect(
             orders("order.verified", provisional: true) == rows.filter { $0.provisional != nil }.map(\.orderID).sorted()
@@ -124,7 +126,15 @@ import Testing
         }
         #expect(asked.compactMap { $0["store"] as? String }.sorted() == ["apple", "google"], "\(asked)")
         #expect(asked.allSatisfy { $0["delivered"] as? Bool == true && $0["granted"] as? Bool == true }, "\(asked)")
-        #expect(webhooks.events.count == 17 + provisional + 2 + 2 + 2 + 2)
+        // The VIP pass bought, renewed, in its grace period, recovered, renewal turned off, expired.
+        #expect(
+            webhooks.events.filter { $0.type.hasPrefix("subscription.") }.map(\.type) == [
+                "subscription.started", "subscription.renewed", "subscription.state_changed", "subscription.renewed",
+                "subscription.state_changed", "subscription.expired",
+            ]
+        )
+        #expect(webhooks.events.filter { $0.type.hasPrefix("subscription.") }.allSatisfy { $0.orderID == "demo-vip" })
+        #expect(webhooks.events.count == 20 + provisional + 2 + 2 + 2 + 2 + 6)
         // The trusted player's order: the provisional grant's event, then the confirmation's, in that order.
         #expect(
             webhooks.events.filter { $0.orderID == "demo-trusted" }.map { $0.type + ($0.provisional ? "+p" : "") }

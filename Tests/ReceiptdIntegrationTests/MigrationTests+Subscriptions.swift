@@ -53,4 +53,46 @@ extension MigrationTests {
             )
         }
     }
+
+    /// A database as migration 22 left it, holding an active subscription, an expired one and a delivered period,
+    /// upgrades to migration 23: the active one is watched from its entitlement's end, the expired one is never read
+    /// again, and the period is still owed.
+    @Test func aDatabaseAtMigrationTwentyTwoUpgradesToSubscriptionReads() async throws {
+        let database = try await Self.database(migratedTo: 22)
+        try await Fixture.with(database: database) { f in
+            try await f.script(
+                """
+                INSERT INTO iap.subscriptions (subscription_id, store, user_id, product_id, state, entitled_until,
+                                               expires_at, latest_transaction_id, store_time)
+                VALUES ('apple:8100', 'apple', 'u1', 'vip', 'active', now() + interval '1 day', now() + interval '1 day',
+                        '8100', now()),
+                       ('apple:8200', 'apple', 'u2', 'vip', 'expired', NULL, now() - interval '1 day', '8200', now());
+                INSERT INTO iap.orders (order_id, user_id, product_id, quantity, delivered_quantity, outcome)
+                VALUES ('o-8100', 'u1', 'vip', 1, 1, 'full');
+                INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment, store,
+                                            subscription_id, period_start, period_end)
+                VALUES ('8100', 'o-8100', 'u1', 'vip', 1, 'Production', 'apple', 'apple:8100', now(),
+                        now() + interval '1 day');
+                """
+            )
+            try await Migrator.migrate(f.connection)
+            #expect(
+                try await f.value(
+                    "SELECT read_due_at = entitled_until FROM iap.subscriptions WHERE subscription_id = 'apple:8100'"
+                ) == "t"
+            )
+            #expect(
+                try await f.value("SELECT read_due_at FROM iap.subscriptions WHERE subscription_id = 'apple:8200'")
+                    == nil
+            )
+            #expect(try await f.value("SELECT subscription_id FROM iap.owed_deliveries('u1')") == "apple:8100")
+            // The watch's SQL works on the upgraded rows.
+            #expect(
+                try await f.value(
+                    "SELECT iap.subscription_read_due('billing_retry', NULL) > now() + interval '5 hours'"
+                )
+                    == "t"
+            )
+        }
+    }
 }

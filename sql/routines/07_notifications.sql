@@ -425,3 +425,44 @@ END $$;
 CREATE OR REPLACE TRIGGER subscriptions_changed
 AFTER INSERT OR UPDATE ON iap.subscriptions
 FOR EACH ROW EXECUTE FUNCTION iap.subscription_changed();
+
+-- When a subscription is next read again from its store, as its news leaves it (every writer of iap.subscriptions
+-- sets read_due_at with this, unless a re-read is asked for at once): an entitled one when its entitlement ends (a
+-- renewal or an expiry whose news was lost is found then), and a minute later while it stays past its end; one
+-- whose payment is being retried or that waits, in six hours; an ended one, never.
+CREATE OR REPLACE FUNCTION iap.subscription_read_due(state text, entitled_until timestamptz) RETURNS timestamptz
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    SELECT CASE
+        WHEN subscription_read_due.state IN ('active', 'grace_period') AND subscription_read_due.entitled_until > now()
+            THEN subscription_read_due.entitled_until
+        WHEN subscription_read_due.state IN ('active', 'grace_period') THEN now() + interval '1 minute'
+        WHEN subscription_read_due.state IN ('billing_retry', 'on_hold', 'paused', 'pending')
+            THEN now() + interval '6 hours'
+    END
+$$;
+
+-- A later period of a known subscription (a renewal, an upgrade's new period, an offer period): its own order,
+-- `renewal:<transaction_id>`, for the subscription's player, fed the period's signed transaction as a client's input
+-- is (iap.enqueue_notified), so the normal job path verifies it and the ledger delivers it once. NULL when the
+-- subscription is not known (its first period is the checkout's) or the ledger already holds the transaction.
+CREATE OR REPLACE FUNCTION iap.enqueue_subscription_period(subscription_id text, transaction_id text, product_id text,
+                                                           transaction text) RETURNS bigint
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+DECLARE
+    v_user  text;
+    v_store text;
+    v_order text := 'renewal:' || enqueue_subscription_period.transaction_id;
+BEGIN
+    SELECT s.user_id, s.store INTO v_user, v_store FROM iap.subscriptions s
+    WHERE s.subscription_id = enqueue_subscription_period.subscription_id;
+    IF NOT FOUND OR EXISTS (SELECT 1 FROM iap.deliveries d
+                            WHERE d.store = v_store AND d.transaction_id = enqueue_subscription_period.transaction_id) THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
+    VALUES (v_order, v_user, enqueue_subscription_period.product_id, 1)
+    ON CONFLICT (order_id) DO NOTHING;
+    RETURN iap.enqueue_notified('enqueue_subscription_period', 'transaction', v_order,
+                                enqueue_subscription_period.transaction);
+END $$;

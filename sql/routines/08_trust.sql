@@ -178,9 +178,12 @@ BEGIN
         IF r.outcome = 'invalid' THEN
             PERFORM iap.lose_trust(r.user_id, r.store, 'invalid', r.order_id);
         ELSIF r.paid AND NOT r.trusted
-              -- A family member's shared purchase is no payment of this player's: it earns no trust.
+              -- A renewal is no new payment the player chose: it earns no trust.
+              AND r.order_id NOT LIKE 'renewal:%'
+              -- A family member's shared purchase is no payment of this player's, nor is a free trial.
               AND EXISTS (SELECT 1 FROM iap.deliveries d
-                          WHERE d.order_id = r.order_id AND d.ownership IS DISTINCT FROM 'family_shared') THEN
+                          WHERE d.order_id = r.order_id AND d.ownership IS DISTINCT FROM 'family_shared'
+                            AND NOT (d.subscription_id IS NOT NULL AND d.price = 0)) THEN
             -- One more order verified in a row; the last one needed restores trust. The row's own streak is
             -- read under its lock, so two orders of one player in one statement count twice.
             INSERT INTO iap.user_trust AS t (user_id, store, trusted, streak, changed_at, reason, order_id)

@@ -197,6 +197,45 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- The subscription events, each with the subscription's row: subscription.started (first recorded),
+-- subscription.renewed (a later period: its expiry moved on while it stays or becomes active), subscription.expired,
+-- subscription.revoked, subscription.transferred (another player has it now), and subscription.state_changed for
+-- any other change of state or of auto-renew (grace, billing retry, hold, pause, recovered, renewal turned off or
+-- on). Its `order_id` is the checkout that started it, so that the senders keep one subscription's events in order.
+CREATE OR REPLACE FUNCTION iap.webhook_subscription_changed() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp SET TimeZone = 'UTC' AS $$
+DECLARE
+    v_type text;
+BEGIN
+    IF NOT coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
+        RETURN NULL;
+    END IF;
+    v_type := CASE
+        WHEN TG_OP = 'INSERT' THEN 'subscription.started'
+        WHEN OLD.user_id <> NEW.user_id THEN 'subscription.transferred'
+        WHEN NEW.state = 'expired' AND OLD.state <> 'expired' THEN 'subscription.expired'
+        WHEN NEW.state = 'revoked' AND OLD.state <> 'revoked' THEN 'subscription.revoked'
+        WHEN NEW.state = 'active' AND NEW.expires_at > OLD.expires_at THEN 'subscription.renewed'
+        WHEN OLD.state <> NEW.state OR OLD.auto_renew <> NEW.auto_renew THEN 'subscription.state_changed'
+    END;
+    IF v_type IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
+    VALUES (v_type, NEW.order_id, NEW.user_id,
+            jsonb_build_object('subscription_id', NEW.subscription_id, 'store', NEW.store, 'user_id', NEW.user_id,
+                               'order_id', NEW.order_id, 'product_id', NEW.product_id, 'renews_to', NEW.renews_to,
+                               'group_id', NEW.group_id, 'state', NEW.state, 'entitled_until', NEW.entitled_until,
+                               'expires_at', NEW.expires_at, 'auto_renew', NEW.auto_renew,
+                               'environment', NEW.environment, 'ownership', NEW.ownership,
+                               'latest_transaction_id', NEW.latest_transaction_id, 'store_time', NEW.store_time,
+                               'previous_state', CASE WHEN TG_OP = 'UPDATE' THEN OLD.state END,
+                               'previous_user_id', CASE WHEN TG_OP = 'UPDATE' AND OLD.user_id <> NEW.user_id
+                                                        THEN OLD.user_id END));
+    PERFORM pg_notify('iap_webhooks', '');
+    RETURN NULL;
+END $$;
+
 CREATE OR REPLACE TRIGGER deliveries_webhook_added AFTER INSERT ON iap.deliveries
     REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION iap.webhook_deliveries_added();
 CREATE OR REPLACE TRIGGER deliveries_webhook_revocation
@@ -218,6 +257,10 @@ CREATE OR REPLACE TRIGGER orders_webhook_failed AFTER UPDATE OF outcome, outcome
     WHEN (NEW.outcome IN ('invalid', 'failed')
           AND (OLD.outcome IS DISTINCT FROM NEW.outcome OR OLD.outcome_at IS DISTINCT FROM NEW.outcome_at))
     EXECUTE FUNCTION iap.webhook_order_failed();
+
+CREATE OR REPLACE TRIGGER subscriptions_webhook
+    AFTER INSERT OR UPDATE OF user_id, state, expires_at, auto_renew ON iap.subscriptions
+    FOR EACH ROW EXECUTE FUNCTION iap.webhook_subscription_changed();
 
 -- Whether changes write events: each daemon at start, true when it runs with RECEIPTD_WEBHOOK_URL.
 CREATE OR REPLACE FUNCTION iap.set_webhook_endpoint(configured boolean) RETURNS void

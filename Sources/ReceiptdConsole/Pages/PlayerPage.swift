@@ -3,7 +3,8 @@ import ReceiptdCore
 /// `GET /player?id=USER`: the user's orders (`#orders`, rows `tr[data-order-id]`), owed deliveries
 /// (`#owed-deliveries`), owed revocations (`#owed-revocations`), trust (`#trust`), unclaimed payments from their
 /// receipts (`#unclaimed`), suspicious-receipt flags (`#suspicious`), what they paid per currency (`#spent`) and
-/// the stores' refund requests about their purchases (`#refund-requests`, answered on the refunds page).
+/// the stores' refund requests about their purchases (`#refund-requests`, answered on the refunds page) and their
+/// subscriptions (`#subscriptions`, rows `tr[data-subscription-id]`, each with its periods and state history).
 package enum PlayerPage {
     /// The page.
     package static func page(_ player: PlayerDetail, session: ConsoleSession? = nil) -> ConsolePage {
@@ -28,7 +29,44 @@ package enum PlayerPage {
                 \(spent(player.spent))
                 <h2>Refund requests</h2>
                 \(RefundsPage.table(player.refundRequests, session: session, withUser: false))
+                <h2>Subscriptions</h2>
+                \(subscriptions(player.subscriptions))
                 """
+        )
+    }
+
+    /// Each subscription: its state and entitlement, then its periods (the order each paid, granted or owed) and the
+    /// states it went through.
+    private static func subscriptions(_ subscriptions: [SubscriptionSummary]) -> HTML {
+        let rows = subscriptions.map { subscription -> HTML in
+            let periods = subscription.periods.enumerated().map { index, period -> HTML in
+                let state = period.revokedAt != nil ? "revoked" : period.grantedAt != nil ? "granted" : "owed"
+                return """
+                    \(index > 0 ? "<br>" : "" as HTML)\(ConsoleMarkup.orderLink(period.orderID)) \
+                    \(ConsoleMarkup.time(period.periodStart))–\(ConsoleMarkup.time(period.periodEnd)) \(state)
+                    """
+            }
+            let history = subscription.history.enumerated().map { index, change -> HTML in
+                """
+                \(index > 0 ? "<br>" : "" as HTML)\(ConsoleMarkup.time(change.at)) \(change.state)\
+                \(change.autoRenew ? "" : " (auto-renew off)")
+                """
+            }
+            return """
+                <tr data-subscription-id="\(subscription.subscriptionID)"><td class="id">\(subscription.subscriptionID)</td>\
+                <td>\(subscription.productID)\(subscription.renewsTo.map { " → " + $0 })</td>\
+                <td class="state">\(subscription.state)</td><td>\(ConsoleMarkup.time(subscription.entitledUntil))</td>\
+                <td>\(subscription.autoRenew ? "on" : "off")</td><td>\(subscription.ownership)</td>\
+                <td class="periods">\(periods)</td><td class="history">\(history)</td></tr>
+                """
+        }
+        return ConsoleMarkup.table(
+            id: "subscriptions",
+            headers: [
+                "subscription", "product", "state", "entitled until", "auto-renew", "ownership", "periods", "history",
+            ],
+            rows: rows,
+            empty: "No subscriptions."
         )
     }
 

@@ -100,10 +100,26 @@ extension ReceiptDaemon {
                 metrics: metrics
             )
         )
+        // Every daemon reads App Store subscriptions again when their news asks or their entitlement ends (with the
+        // Server API key), and samples the subscriptions' gauges.
+        companions.append(
+            SubscriptionReader(
+                queue: queue,
+                client: serverAPI,
+                jws: AppleJWSVerifier(roots: storeKit.trustedRoots),
+                bundleID: configuration.expectedBundleID,
+                backoff: configuration.backoff,
+                pollInterval: configuration.pollInterval,
+                lease: configuration.lease,
+                logger: logger,
+                metrics: metrics
+            )
+        )
         // Every daemon processes the recorded store notifications, woken through its LISTEN connection.
         companions.append(
             NotificationProcessor(
                 queue: queue,
+                rereadsSubscriptions: serverAPI != nil,
                 interval: configuration.pollInterval,
                 backoff: configuration.backoff,
                 logger: logger,

@@ -42,6 +42,7 @@ package struct Migration: Sendable {
         Migration(version: 20, name: "product_catalogue", bytes: PackageResources._020_product_catalogue_sql),
         Migration(version: 21, name: "refund_requests", bytes: PackageResources._021_refund_requests_sql),
         Migration(version: 22, name: "subscriptions", bytes: PackageResources._022_subscriptions_sql),
+        Migration(version: 23, name: "subscription_reads", bytes: PackageResources._023_subscription_reads_sql),
     ]
 
     /// The schema version this binary's daemon needs.

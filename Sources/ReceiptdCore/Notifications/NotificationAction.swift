@@ -14,6 +14,10 @@ package enum NotificationAction: Sendable, Equatable {
     case requestRefundReview(GoogleRefundReviewRequest)
     /// Settle a purchase Apple reported itself (`ONE_TIME_CHARGE`) to its order, or record it as unclaimed.
     case settleCharge(NotifiedTransaction)
+    /// Record an auto-renewable subscription's news (`SUBSCRIBED`, `DID_RENEW`, `EXPIRED`, …): its row of
+    /// `iap.subscriptions`, and the period the transaction pays when the ledger does not hold it yet (a renewal of a
+    /// known subscription its own order; a first period its checkout's, as a `ONE_TIME_CHARGE` is).
+    case applySubscription(NotifiedTransaction)
     /// Settle a purchase Google reported itself (`ONE_TIME_PRODUCT_PURCHASED`, looked up) to its order, record it
     /// as unclaimed, or put a pending one with no order off.
     case settleGooglePurchase(GoogleNotifiedPurchase)

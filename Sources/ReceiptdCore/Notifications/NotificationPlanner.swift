@@ -1,15 +1,22 @@
 /// Decides what a store notification does to the ledger, from its type, subtype and verified transaction: no
 /// I/O, so every rule is tested on its own.
 package struct NotificationPlanner: Sendable {
-    /// Apple's types about auto-renewable subscriptions: recorded, not acted on.
+    /// Apple's types about auto-renewable subscriptions: each applies the subscription's news (any other type about
+    /// an auto-renewable transaction does too, beside its own action).
     package static let subscriptionTypes: Set<String> = [
         "SUBSCRIBED", "DID_RENEW", "DID_CHANGE_RENEWAL_PREF", "DID_CHANGE_RENEWAL_STATUS", "DID_FAIL_TO_RENEW",
         "EXPIRED", "GRACE_PERIOD_EXPIRED", "OFFER_REDEEMED", "PRICE_INCREASE", "RENEWAL_EXTENDED",
         "RENEWAL_EXTENSION",
     ]
 
+    /// Whether subscription news asks for a re-read from the store (the daemon has App Store Server API credentials
+    /// and reads subscriptions again); without, the news is applied as signed.
+    package var rereadsSubscriptions: Bool
+
     /// Creates a planner.
-    package init() {}
+    package init(rereadsSubscriptions: Bool = false) {
+        self.rereadsSubscriptions = rereadsSubscriptions
+    }
 
     /// The action for a notification of `store` with `type` (and `subtype`); `transaction` is its verified
     /// transaction, if it has one; `hasData` false for one without data (a summary); `signedAtMilliseconds` is
@@ -32,7 +39,10 @@ package struct NotificationPlanner: Sendable {
             return .rescindConsent(appTransactionID: appTransactionID)
         }
         guard hasData else { return .ignore }
-        if Self.subscriptionTypes.contains(type) { return .ignore }
+        if Self.subscriptionTypes.contains(type) {
+            guard let transaction else { return .ignore }
+            return .applySubscription(transaction)
+        }
         switch type {
         case "REFUND", "REVOKE":
             guard let transaction else { return .fail("\(type) without a transaction") }

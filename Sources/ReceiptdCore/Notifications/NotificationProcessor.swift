@@ -8,7 +8,7 @@ import ServiceLifecycle
 /// polls every `RECEIPTD_POLL_INTERVAL` (one indexed query when nothing is due): the database is the truth.
 package final class NotificationProcessor: Service {
     private let queue: any NotificationProcessing
-    private let planner = NotificationPlanner()
+    private let planner: NotificationPlanner
     private let interval: Duration
     private let backoff: Backoff
     private let logger: Logger
@@ -18,9 +18,10 @@ package final class NotificationProcessor: Service {
     static let batchSize = 32
 
     /// Creates a processor on `queue`, passing when `doorbell` rings or every `interval`, putting off transient
-    /// failures by `backoff`.
+    /// failures by `backoff`; `rereadsSubscriptions` when subscriptions are read again from the App Store.
     package init(
         queue: any NotificationProcessing,
+        rereadsSubscriptions: Bool = false,
         interval: Duration,
         backoff: Backoff,
         logger: Logger,
@@ -29,6 +30,7 @@ package final class NotificationProcessor: Service {
     ) {
         self.doorbell = doorbell
         self.queue = queue
+        planner = NotificationPlanner(rereadsSubscriptions: rereadsSubscriptions)
         self.interval = interval
         self.backoff = backoff
         self.logger = logger

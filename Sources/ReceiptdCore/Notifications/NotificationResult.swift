@@ -11,7 +11,7 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     case nothingToReinstate = "nothing_to_reinstate"
     /// Recorded, nothing to do (`REFUND_DECLINED`, `TEST`, other one-time types).
     case recorded
-    /// Not acted on: no data (a summary), or a subscription type.
+    /// Not acted on: no data (a summary), or a subscription type without a transaction.
     case ignored
     /// A consumption request was queued for the consumption sender.
     case consumptionRequested = "consumption_requested"
@@ -37,6 +37,12 @@ package enum NotificationResult: String, Sendable, CaseIterable {
     /// A `RESCIND_CONSENT` was handed to the game (`NOTIFY iap_consent_rescinded`, a `consent.rescinded`
     /// webhook); no purchase changed.
     case consentRescinded = "consent_rescinded"
+    /// News of an auto-renewable subscription changed its row of `iap.subscriptions` (and asked for a re-read when
+    /// the App Store Server API is configured).
+    case subscriptionUpdated = "subscription_updated"
+    /// A later period of a known subscription (a renewal) is its own order, `renewal:<transaction_id>`: a job
+    /// verifies and settles it.
+    case periodEnqueued = "period_enqueued"
     /// Processing refused it for good; `error` says why.
     case failed
 }

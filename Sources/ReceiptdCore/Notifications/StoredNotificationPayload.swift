@@ -11,6 +11,11 @@ package struct StoredNotificationPayload: Sendable, Equatable {
     package var signedTransactionInfo: String?
     /// Why Apple asks for consumption information (`notification.data.consumptionRequestReason`), if it says.
     package var consumptionRequestReason: String?
+    /// An auto-renewable's signed renewal info as Apple sent it (`notification.data.signedRenewalInfo`), inside the
+    /// verified notification.
+    package var signedRenewalInfo: String?
+    /// An auto-renewable's status when Apple signed it (`notification.data.status`: 1 active … 5 revoked).
+    package var subscriptionStatus: Int?
     /// The verified app transaction's `appTransactionId` (`RESCIND_CONSENT`'s `appData.signedAppTransactionInfo`).
     package var appTransactionID: String?
 
@@ -25,6 +30,8 @@ package struct StoredNotificationPayload: Sendable, Equatable {
         let fields = notification["data"] as? [String: Any]
         hasData = fields != nil
         signedTransactionInfo = fields?["signedTransactionInfo"] as? String
+        signedRenewalInfo = fields?["signedRenewalInfo"] as? String
+        subscriptionStatus = FlexibleJSON.integer(fields?["status"]).map { Int(clamping: $0) }
         consumptionRequestReason = (fields?["consumptionRequestReason"] as? String).map { String($0.prefix(100)) }
         appTransactionID = (object["appTransaction"] as? [String: Any])?["appTransactionId"] as? String
         if let transaction = object["transaction"], !(transaction is NSNull) {

@@ -111,7 +111,7 @@ extension OperatorQueries {
                 createdAt: try row.string("created_at")
             )
         }
-        return PlayerDetail(
+        var detail = PlayerDetail(
             userID: userID,
             orders: Array(orderRows.prefix(ordersLimit)),
             moreOrders: orderRows.count > ordersLimit,
@@ -138,6 +138,8 @@ extension OperatorQueries {
             },
             refundRequests: try refunds.namedRows.map(RefundRequestSummary.init(row:))
         )
+        detail.subscriptions = try await subscriptions(of: userID)
+        return detail
     }
 }
 

@@ -3,12 +3,18 @@ extension OperatorQueries {
     /// `orderID` may also be a ledger id (Apple's transaction id, Google's order id) of one of its deliveries.
     /// Throws `OperatorError.notFound` when it is neither.
     package func show(orderID argument: String) async throws -> OrderDetail {
-        try await connection.withSession { session in
+        var detail = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 return try Self.orderDetail(argument, in: session)
             }
         }
+        // A subscription's order: the subscription it started or paid a period of, as `receiptd subscriptions` shows.
+        let orderID = detail.order.orderID
+        detail.subscriptions = try await subscriptions(of: detail.order.userID).filter { subscription in
+            subscription.orderID == orderID || subscription.periods.contains { $0.orderID == orderID }
+        }
+        return detail
     }
 
     /// `show`'s reads, in the caller's transaction (the console's order timeline reads more in the same snapshot).

@@ -144,6 +144,7 @@ package struct OperatorQueries: Sendable {
                 let trust =
                     try session.execute(TrustFigures.query).namedRows.first.map(TrustFigures.init(row:))
                     ?? TrustFigures()
+                let subscriptions = try SubscriptionFigures(rows: session.execute(SubscriptionFigures.query).namedRows)
                 let endpoint =
                     try session.execute(WebhookEndpointStatus.query).namedRows.first.map(
                         WebhookEndpointStatus.init(row:)
@@ -205,6 +206,7 @@ package struct OperatorQueries: Sendable {
                     refundAnswersLate: try notifications.first?.int("refund_answers_late") ?? 0,
                     provisionalGrants: trust.provisionalGrants,
                     untrustedUsers: trust.untrustedUsers,
+                    subscriptions: subscriptions,
                     webhooks: webhooks,
                     productKindMismatches: mismatches
                 )

@@ -170,6 +170,8 @@ package struct OrderDetail: Sendable, Codable, Equatable {
     package var webhookEvents: [WebhookEventSummary] = []
     /// The Set App Account Token calls its assigned payments owe Apple (`iap.app_account_token_calls`).
     package var appAccountTokenCalls: [AppAccountTokenCall] = []
+    /// The subscriptions it started or paid a period of, with their periods and history.
+    package var subscriptions: [SubscriptionSummary] = []
 
     /// One Set App Account Token call: Apple told (or to be told) that a payment assigned to this order is the
     /// player's.

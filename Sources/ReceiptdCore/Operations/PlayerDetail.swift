@@ -73,6 +73,8 @@ package struct PlayerDetail: Sendable, Encodable, Equatable {
     package var spent: [Spending] = []
     /// The stores' refund requests about the player's purchases, open ones first by deadline, then the newest.
     package var refundRequests: [RefundRequestSummary] = []
+    /// The player's subscriptions, newest first, with their periods and history.
+    package var subscriptions: [SubscriptionSummary] = []
 
     /// One currency's total of `spent`.
     package struct Spending: Sendable, Codable, Equatable {

@@ -174,6 +174,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
     package var provisionalGrants = TrustFigures.Grants()
     /// Players whose `iap.user_trust` row says untrusted, by store.
     package var untrustedUsers = TrustFigures.UntrustedUsers()
+    /// Subscriptions by state, and those whose re-read is over a minute late.
+    package var subscriptions = SubscriptionFigures()
     /// The webhook endpoint and its events: pending, failed, the oldest pending, delivered in the last hour.
     package var webhooks = WebhookFigures()
     /// Catalogue products whose kind the store states otherwise than the game declared (the store's is used).

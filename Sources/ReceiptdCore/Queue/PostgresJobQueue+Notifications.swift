@@ -87,6 +87,8 @@ extension PostgresJobQueue: NotificationProcessing {
         var signedTransactionInfo: String?
         // Why Apple asks (CONSUMPTION_REQUEST's `consumptionRequestReason`).
         var consumptionRequestReason: String?
+        // An auto-renewable's renewal info and status, as the notification carries them.
+        var renewal: (info: String?, status: Int?) = (nil, nil)
         // The store's time of this news (`iap.deliveries.store_time`): Apple's signedDate, Google's event time.
         var storeTime = signedAt
         do {
@@ -98,6 +100,7 @@ extension PostgresJobQueue: NotificationProcessing {
                 let payload = try StoredNotificationPayload(payload: try row.string("payload"))
                 signedTransactionInfo = payload.signedTransactionInfo
                 consumptionRequestReason = payload.consumptionRequestReason
+                renewal = (payload.signedRenewalInfo, payload.subscriptionStatus)
                 action = planner.action(
                     store: Store(rawValue: store) ?? .apple,
                     type: type,
@@ -111,7 +114,62 @@ extension PostgresJobQueue: NotificationProcessing {
         } catch let error as NotificationPayloadError {
             return (.failed, error.reason)
         }
+        if case .applySubscription(let transaction) = action {
+            return try applySubscription(
+                transaction,
+                jws: signedTransactionInfo,
+                renewal: renewal,
+                id: id,
+                environment: row["environment"],
+                requestRead: planner.rereadsSubscriptions,
+                in: session
+            )
+        }
+        let outcome = try run(
+            action,
+            row,
+            id: id,
+            store: store,
+            storeTime: storeTime,
+            signedTransactionInfo: signedTransactionInfo,
+            consumptionRequestReason: consumptionRequestReason,
+            in: session
+        )
+        // Any other news about an auto-renewable's transaction (a refund, its reversal, a revocation, a type this
+        // binary does not know) is the subscription's news too.
+        if store == Store.apple.rawValue, let jws = signedTransactionInfo, let signed = verifiedTransaction(jws),
+            let snapshot = AppleSubscriptionReading.snapshot(
+                of: signed,
+                status: renewal.status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)),
+                renewal: verifiedRenewalInfo(renewal.info),
+                now: Date()
+            )
+        {
+            _ = try recordSubscriptionNews(
+                snapshot,
+                originalTransactionID: signed.originalTransactionID,
+                requestRead: planner.rereadsSubscriptions,
+                in: session
+            )
+        }
+        return outcome
+    }
+
+    /// Runs one planned action's statements (all but `applySubscription`).
+    private static func run(
+        _ action: NotificationAction,
+        _ row: QueryResult.Row,
+        id: Int64,
+        store: String,
+        storeTime: Int64,
+        signedTransactionInfo: String?,
+        consumptionRequestReason: String?,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        let signedAt = Int64(try row.int("signed_ms"))
         switch action {
+        case .applySubscription:
+            preconditionFailure("applySubscription is applied before run")
         case .record:
             return (.recorded, nil)
         case .ignore:
@@ -169,6 +227,49 @@ extension PostgresJobQueue: NotificationProcessing {
             )
             return (.consentRescinded, nil)
         }
+    }
+
+    /// An auto-renewable's news: the subscription's row written as the news says (asking for a re-read when
+    /// `requestRead`), then the period its transaction pays, when the ledger lacks it and no upgrade replaced it: a
+    /// known subscription's later period its own order, a first period its checkout's (or an unclaimed payment), as
+    /// a `ONE_TIME_CHARGE` is.
+    private static func applySubscription(
+        _ transaction: NotifiedTransaction,
+        jws: String?,
+        renewal: (info: String?, status: Int?),
+        id: Int64,
+        environment: String?,
+        requestRead: Bool,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult, String?) {
+        guard let jws, let signed = verifiedTransaction(jws) else {
+            return (.failed, "subscription news without a readable data.signedTransactionInfo")
+        }
+        // A transaction of no auto-renewable (a type Apple sends about any transaction) says nothing of
+        // subscriptions; one an upgrade replaced says nothing of the subscription now, and its period is never paid
+        // again (the upgrade's own period pays instead).
+        guard signed.period != nil else { return (.ignored, nil) }
+        guard
+            let snapshot = AppleSubscriptionReading.snapshot(
+                of: signed,
+                status: renewal.status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)),
+                renewal: verifiedRenewalInfo(renewal.info),
+                now: Date()
+            )
+        else { return (.recorded, nil) }
+        let record = try recordSubscriptionNews(
+            snapshot,
+            originalTransactionID: signed.originalTransactionID,
+            requestRead: requestRead,
+            in: session
+        )
+        let news: NotificationResult = record.current ? .subscriptionUpdated : .superseded
+        // Delivered already, or refunded before it was: nothing to pay.
+        if record.delivered || signed.revocationDateMilliseconds != nil { return (news, nil) }
+        if record.known {
+            return (try enqueueSubscriptionPeriod(signed, jws: jws, in: session) ? .periodEnqueued : news, nil)
+        }
+        return try settleCharge(transaction, jws: jws, id: id, environment: environment, in: session)
     }
 
     /// A purchase Apple reported itself: already delivered, enqueued for the order its token and product match

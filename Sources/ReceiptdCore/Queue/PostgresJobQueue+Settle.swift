@@ -93,7 +93,7 @@ extension PostgresJobQueue {
         """,
         // The catalogue's kinds of the batch's products: the ledger's product_kind, Google's finalizing call.
         products: """
-        SELECT store, product_id, kind, store_kind FROM iap.products
+        SELECT store, product_id, kind, store_kind, periods FROM iap.products
         WHERE product_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """
     )
@@ -382,7 +382,7 @@ extension PostgresJobQueue {
                     ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
                     ("store", .string(answer.store.rawValue)),
                 ] + Self.detailFields(purchase, kind: kind) + Self.finalizationFields(answer.finalization, kind: kind)
-                    + prorated
+                    + prorated + (purchase.map(catalogue.recordsGranted) == true ? [("granted", .bool(true))] : [])
             }
         }
         let owners = settled.flatMap { answer, plan in
@@ -396,6 +396,16 @@ extension PostgresJobQueue {
         // Each order once, as the last plan that touched it left it.
         var orderResults: [String: DeliveryPlan.OrderResult] = [:]
         for (_, plan) in settled { for result in plan.orderResults { orderResults[result.orderID] = result } }
+        // Orders paid only with periods recorded granted: nothing of them is owed to the game.
+        var grantedOrders: [String: Bool] = [:]
+        for (answer, plan) in settled where answer.transactions.contains(where: { $0.subscription != nil }) {
+            for delivery in plan.deliveries {
+                let granted =
+                    answer.transactions.first { $0.transactionID == delivery.transactionID }
+                    .map(catalogue.recordsGranted) ?? false
+                grantedOrders[delivery.orderID] = (grantedOrders[delivery.orderID] ?? true) && granted
+            }
+        }
         let jobs = settled.map { answer, plan -> [(String, JSONText.Value)] in
             var flags: [String] = []
             if !plan.foreignPurchases.isEmpty {
@@ -441,7 +451,7 @@ extension PostgresJobQueue {
                         [
                             ("order_id", .string(result.orderID)), ("delivered", .int(Int64(result.deliveredQuantity))),
                             ("outcome", .string(result.outcome.rawValue)),
-                        ]
+                        ] + (grantedOrders[result.orderID] == true ? [("granted", .bool(true))] : [])
                     }
                 ),
                 JSONText.rows(jobs), owner, JSONText.rows(attempts),

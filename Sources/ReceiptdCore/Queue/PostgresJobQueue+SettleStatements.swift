@@ -65,10 +65,11 @@ extension PostgresJobQueue {
     static let applySubscriptions = """
         INSERT INTO iap.subscriptions AS s (subscription_id, store, user_id, order_id, product_id, renews_to, group_id,
                                             state, entitled_until, expires_at, auto_renew, environment, ownership,
-                                            latest_transaction_id, store_time)
+                                            latest_transaction_id, store_time, read_due_at)
         SELECT r.subscription_id, r.store, r.user_id, r.order_id, r.product_id, r.renews_to, r.group_id, r.state,
                to_timestamp(r.entitled_ms / 1000.0), to_timestamp(r.expires_ms / 1000.0), r.auto_renew, r.environment,
-               r.ownership, r.latest_transaction_id, to_timestamp(r.store_ms / 1000.0)
+               r.ownership, r.latest_transaction_id, to_timestamp(r.store_ms / 1000.0),
+               iap.subscription_read_due(r.state, to_timestamp(r.entitled_ms / 1000.0))
         FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, store text, user_id text, order_id text,
                                                 product_id text, renews_to text, group_id text, state text,
                                                 entitled_ms bigint, expires_ms bigint, auto_renew boolean,
@@ -79,8 +80,13 @@ extension PostgresJobQueue {
             group_id = coalesce(excluded.group_id, s.group_id), state = excluded.state,
             entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
             environment = excluded.environment, ownership = excluded.ownership,
-            latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now()
-        WHERE s.store_time IS NULL OR excluded.store_time >= s.store_time
+            latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now(),
+            -- A re-read already due stays due; otherwise the watch follows the news.
+            read_due_at = CASE WHEN s.read_due_at <= now() THEN s.read_due_at ELSE excluded.read_due_at END
+        WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)
+          -- An earlier period's news (a past period refunded, verified late) is not the subscription's now.
+          AND (excluded.latest_transaction_id = s.latest_transaction_id OR s.expires_at IS NULL
+               OR excluded.expires_at >= s.expires_at)
         """
 
     /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
@@ -110,20 +116,20 @@ extension PostgresJobQueue {
             INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id,
                                         store, product_kind, ownership, price, currency, offer_type, offer_id, purchase_option_id,
                                         revocation_percentage, revoked_quantity, revocation_reason, subscription_id,
-                                        period_start, period_end)
+                                        period_start, period_end, granted_at)
             SELECT d.transaction_id, d.order_id, d.user_id, d.product_id, d.quantity, to_timestamp(d.purchase_ms / 1000.0),
                    d.environment, d.job_id, coalesce(d.store, 'apple'), d.product_kind, d.ownership,
                    trim_scale(d.price_milli / 1000.0), d.currency, d.offer_type, d.offer_id, d.purchase_option_id,
                    d.revocation_percentage, coalesce(iap.prorated_units(d.quantity, d.revocation_percentage), 0),
                    d.revocation_reason, d.subscription_id,
                    CASE WHEN d.subscription_id IS NOT NULL THEN to_timestamp(d.purchase_ms / 1000.0) END,
-                   to_timestamp(d.period_end_ms / 1000.0)
+                   to_timestamp(d.period_end_ms / 1000.0), CASE WHEN d.granted THEN now() END
             FROM jsonb_to_recordset($1::jsonb) AS d(transaction_id text, order_id text, user_id text, product_id text, quantity int,
                                                      purchase_ms bigint, environment text, job_id bigint, store text,
                                                      product_kind text, ownership text, price_milli bigint, currency text,
                                                      offer_type text, offer_id text, purchase_option_id text,
                                                      revocation_percentage int, revocation_reason text,
-                                                     subscription_id text, period_end_ms bigint)
+                                                     subscription_id text, period_end_ms bigint, granted boolean)
         ), finalizations AS (
             -- Written with the ledger row: a crash after this commit still acknowledges the purchase.
             INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action, overdue_at)
@@ -142,10 +148,13 @@ extension PostgresJobQueue {
             WHERE u.transaction_id = ANY (ARRAY(SELECT jsonb_array_elements($1::jsonb) ->> 'transaction_id'))
               AND u.transaction_id = d.transaction_id AND u.assigned_at IS NULL
         ), paid AS (
-            -- New units make the order verified (from pending, closed or finished) until the game grants them.
+            -- New units make the order verified (from pending, closed or finished) until the game grants them; units
+            -- recorded granted (periods a game only checks as an entitlement) finish an order nothing else is owed of.
             UPDATE iap.orders o SET delivered_quantity = r.delivered, outcome = r.outcome::iap.outcome, outcome_at = now(),
-                status = CASE WHEN r.delivered > o.delivered_quantity THEN 'verified' ELSE o.status END
-            FROM jsonb_to_recordset($3::jsonb) AS r(order_id text, delivered int, outcome text)
+                status = CASE WHEN r.delivered > o.delivered_quantity
+                              THEN CASE WHEN r.granted AND o.status <> 'verified' THEN 'finished' ELSE 'verified' END::iap.order_status
+                              ELSE o.status END
+            FROM jsonb_to_recordset($3::jsonb) AS r(order_id text, delivered int, outcome text, granted boolean)
             WHERE o.order_id = ANY (ARRAY(SELECT jsonb_array_elements($3::jsonb) ->> 'order_id')) AND o.order_id = r.order_id
               AND o.outcome IS DISTINCT FROM 'full'
         ), finished AS (

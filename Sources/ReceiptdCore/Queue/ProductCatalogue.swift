@@ -14,12 +14,14 @@ struct ProductCatalogue {
         var kind: ProductKind
         /// `store_kind`: what the store last said, where it says.
         var storeKind: ProductKind?
+        /// `periods`: false for an auto-renewable the game only checks as an entitlement.
+        var periods = true
     }
 
     /// The rows read, by product.
     var entries: [Key: Entry] = [:]
 
-    /// Reads rows of `store`, `product_id`, `kind` and `store_kind`; a row with a value this binary does not know is
+    /// Reads rows of `store`, `product_id`, `kind`, `store_kind` and `periods`; a row with a value this binary does not know is
     /// left out (the product is then treated as not in the catalogue).
     init(_ result: QueryResult) throws {
         for row in result.namedRows {
@@ -28,7 +30,8 @@ struct ProductCatalogue {
             else { continue }
             entries[Key(store: store, productID: try row.string("product_id"))] = Entry(
                 kind: kind,
-                storeKind: row["store_kind"].flatMap(ProductKind.init(rawValue:))
+                storeKind: row["store_kind"].flatMap(ProductKind.init(rawValue:)),
+                periods: row["periods"] != "f"
             )
         }
     }
@@ -39,6 +42,12 @@ struct ProductCatalogue {
         if let stated = purchase.details.storeKind { return stated }
         guard let entry = entries[Key(store: purchase.store, productID: purchase.productID)] else { return nil }
         return entry.storeKind ?? entry.kind
+    }
+
+    /// Whether a delivered period of `purchase` is recorded granted: its product is declared `periods => false`.
+    func recordsGranted(_ purchase: VerifiedPurchase) -> Bool {
+        purchase.subscription != nil
+            && entries[Key(store: purchase.store, productID: purchase.productID)]?.periods == false
     }
 
     /// The products whose kind `purchases` state and the catalogue does not have yet (not there, or with another

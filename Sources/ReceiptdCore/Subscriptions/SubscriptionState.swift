@@ -1,5 +1,5 @@
 /// Where a subscription is (`iap.subscriptions.state`), the same for every store.
-package enum SubscriptionState: String, Sendable, Codable, CaseIterable {
+package enum SubscriptionState: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable {
     /// Paid for the current period.
     case active
     /// The renewal failed, and the store still gives the player the service until the grace period ends.

@@ -15,4 +15,17 @@ package enum WebhookEventType: String, Sendable, Equatable, CaseIterable, Codabl
     case consentRescinded = "consent.rescinded"
     /// A store asks about a refund (`iap.refund_requests`): the game may answer with `iap.answer_refund_request`.
     case refundRequested = "refund.requested"
+    /// A subscription was first recorded.
+    case subscriptionStarted = "subscription.started"
+    /// A subscription's later period began (its expiry moved on, and it is active).
+    case subscriptionRenewed = "subscription.renewed"
+    /// A subscription's state or auto-renewal changed otherwise: grace, billing retry, hold, pause, recovery,
+    /// renewal turned off or on.
+    case subscriptionStateChanged = "subscription.state_changed"
+    /// A subscription ended.
+    case subscriptionExpired = "subscription.expired"
+    /// A subscription was refunded or revoked by the store (Family Sharing ended).
+    case subscriptionRevoked = "subscription.revoked"
+    /// A subscription moved to another player (`RECEIPTD_SUBSCRIPTION_RESTORE=transfer`).
+    case subscriptionTransferred = "subscription.transferred"
 }

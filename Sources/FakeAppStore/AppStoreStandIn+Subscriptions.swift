@@ -1,0 +1,58 @@
+import Foundation
+
+/// The stand-in's auto-renewable subscriptions: sold with periods of seconds, changed by the test or the demo
+/// (renewed, failed into billing retry and grace, recovered, cancelled, expired, upgraded, downgraded, refunded,
+/// revoked), each change announced with the signed notification Apple sends for it, and read back through
+/// `GET /inApps/v1/subscriptions/{transactionId}` (and under `/sandbox`), Get All Subscription Statuses: the bearer
+/// check, the next step of ``scriptSubscriptionStatuses(_:)`` if any, then the subscription's latest transaction and
+/// renewal info, signed now, with its status; Apple's "not found" for a transaction of no subscription here. Every
+/// transaction of a subscription is also served by Get Transaction Info.
+extension AppStoreStandIn {
+    /// Sells the subscription `purchase` describes now; its first transaction (not signed: sign it with
+    /// ``AppleTestChain/signedTransaction(_:)`` to hand it to receiptd as a client would).
+    package func subscribe(_ purchase: SubscriptionPurchase) -> SignedTransactionPayload {
+        let first = subscriptionBook.subscribe(purchase, now: SignedTransactionPayload.nowMilliseconds())
+        register(first)
+        return first
+    }
+
+    /// Applies `change` to the subscription whose original transaction id is `original` now and, with `notify`,
+    /// posts Apple's signed notification about it there (`deliver` false keeps it in the notification history only,
+    /// as a notification lost on the way). Returns the transaction the news is about (a renewal's new period), or nil
+    /// for an unknown subscription.
+    @discardableResult
+    package func changeSubscription(
+        _ change: SubscriptionChange,
+        _ original: String,
+        notify: String? = nil,
+        deliver: Bool = true
+    ) async throws -> SignedTransactionPayload? {
+        let now = SignedTransactionPayload.nowMilliseconds()
+        guard let changed = subscriptionBook.change(change, of: original, now: now) else { return nil }
+        for transaction in subscriptionBook.transactions(of: original) { register(transaction) }
+        if let notify {
+            _ = try await sendNotification(
+                ServerAPINotificationOrder(
+                    notificationType: changed.news.type,
+                    subtype: changed.news.subtype,
+                    transaction: changed.news.transaction,
+                    signedRenewalInfo: testChain.sign(payload: changed.renewal.encodedJSON()),
+                    status: changed.status,
+                    url: notify,
+                    deliver: deliver
+                )
+            )
+        }
+        return changed.news.transaction
+    }
+
+    /// Every transaction of the subscription `original`, oldest first (upgraded ones included).
+    package func subscriptionTransactions(_ original: String) -> [SignedTransactionPayload] {
+        subscriptionBook.transactions(of: original)
+    }
+
+    /// The steps the next Get All Subscription Statuses calls get, one a call (e.g. `ScriptStep(http: 500)`).
+    package func scriptSubscriptionStatuses(_ steps: [ScriptStep]) {
+        subscriptionBook.script(steps)
+    }
+}

@@ -1,0 +1,38 @@
+import Foundation
+
+/// The decoded payload of an auto-renewable's signed renewal info (`JWSRenewalInfoDecodedPayload`), as the stand-in
+/// signs it: the fields receiptd reads, with Apple's JSON keys (dates in milliseconds since 1970).
+package struct RenewalInfoPayload: Codable, Sendable, Equatable {
+    /// The subscription.
+    package var originalTransactionId: String
+    /// The current period's product.
+    package var productId: String
+    /// The next period's product.
+    package var autoRenewProductId: String
+    /// 1 renews by itself, 0 turned off.
+    package var autoRenewStatus: Int
+    /// Whether Apple is retrying a failed renewal.
+    package var isInBillingRetryPeriod: Bool
+    /// Until when a failed renewal still gives the service.
+    package var gracePeriodExpiresDate: Int64?
+    /// Why it expired.
+    package var expirationIntent: Int?
+    /// When the next period begins.
+    package var renewalDate: Int64?
+    /// `Production` or `Sandbox`.
+    package var environment: String
+    /// When Apple signed it.
+    package var signedDate: Int64
+
+    /// The payload's JSON, keys sorted.
+    func encodedJSON() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(self)
+        } catch {
+            // Strings, integers and booleans: encoding cannot fail.
+            preconditionFailure("RenewalInfoPayload failed to encode: \(error)")
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import CoreMetrics
+
+extension ReceiptdMetrics.Name {
+    /// Counter by `result` (`read`, `periods_found`, `retry`, `failed`): re-reads of App Store subscriptions.
+    package static let subscriptionReads = "receiptd_subscription_reads_total"
+    /// Gauge (sampled) by `state`: subscriptions in each state of the model.
+    package static let subscriptionsByState = "receiptd_subscriptions"
+    /// Gauge (sampled): subscriptions whose re-read is over a minute late.
+    package static let subscriptionReadsOverdue = "receiptd_subscription_reads_overdue"
+}
+
+extension ReceiptdMetrics {
+    /// A subscription's re-read came to `result`.
+    package func recordSubscriptionRead(result: String) {
+        Counter(label: Name.subscriptionReads, dimensions: [("result", result)], factory: factory).increment()
+    }
+
+    /// A sample of the subscriptions: how many are in each state, and how many re-reads are overdue.
+    package func subscriptionFigures(_ figures: SubscriptionFigures) {
+        for state in SubscriptionState.allCases {
+            Meter(label: Name.subscriptionsByState, dimensions: [("state", state.rawValue)], factory: factory)
+                .set(figures.byState[state] ?? 0)
+        }
+        Meter(label: Name.subscriptionReadsOverdue, factory: factory).set(figures.overdueReads)
+    }
+}

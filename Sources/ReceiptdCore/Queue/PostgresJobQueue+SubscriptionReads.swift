@@ -1,0 +1,104 @@
+import Foundation
+
+extension PostgresJobQueue: SubscriptionReadQueue {
+    /// The earliest due App Store subscription whose lease is free, leased and its try counted.
+    package func claimSubscriptionRead(lease: Duration) async throws -> OwedSubscriptionRead? {
+        try await pool.execute(
+            Self.subscriptionReadClaimSQL,
+            [lease.seconds]
+        ).namedRows.first.map { row in
+            let id = try row.string("subscription_id")
+            return OwedSubscriptionRead(
+                subscriptionID: id,
+                originalTransactionID: String(id.dropFirst("apple:".count)),
+                environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
+                attempts: try row.int("read_attempts")
+            )
+        }
+    }
+
+    /// The claim, polled every interval by every daemon with Server API credentials: it follows
+    /// `subscriptions_read_due`.
+    package static let subscriptionReadClaimSQL = """
+        WITH due AS (
+            SELECT subscription_id FROM iap.subscriptions
+            WHERE read_due_at <= now() AND store = 'apple'
+              AND (read_leased_until IS NULL OR read_leased_until < now())
+            ORDER BY read_due_at
+            LIMIT 1
+            FOR UPDATE SKIP LOCKED
+        )
+        UPDATE iap.subscriptions s
+        SET read_leased_until = now() + make_interval(secs => $1), read_attempts = s.read_attempts + 1
+        FROM due WHERE s.subscription_id = due.subscription_id
+        RETURNING s.subscription_id, s.environment, s.read_attempts
+        """
+
+    /// One transaction: each item's news, each missing period's order, then the row's next read from its state.
+    package func recordSubscriptionRead(_ owed: OwedSubscriptionRead, items: [SubscriptionReadItem]) async throws -> Int
+    {
+        try await pool.withSession { session in
+            try session.rollingBack { session in
+                _ = try session.execute("BEGIN")
+                var enqueued = 0
+                for item in items {
+                    guard let snapshot = item.snapshot else { continue }
+                    let record = try Self.recordSubscriptionNews(
+                        snapshot,
+                        originalTransactionID: item.transaction.originalTransactionID,
+                        requestRead: false,
+                        in: session
+                    )
+                    guard record.known, !record.delivered, item.transaction.revocationDateMilliseconds == nil else {
+                        continue
+                    }
+                    if try Self.enqueueSubscriptionPeriod(item.transaction, jws: item.signedTransaction, in: session) {
+                        enqueued += 1
+                    }
+                }
+                _ = try session.execute(
+                    """
+                    UPDATE iap.subscriptions
+                    SET read_due_at = iap.subscription_read_due(state, entitled_until), read_leased_until = NULL,
+                        read_attempts = 0, read_error = NULL, read_at = now()
+                    WHERE subscription_id = $1
+                    """,
+                    [owed.subscriptionID]
+                )
+                _ = try session.execute("COMMIT")
+                return enqueued
+            }
+        }
+    }
+
+    /// Due again after `delay`; the lease is released.
+    package func retrySubscriptionRead(_ owed: OwedSubscriptionRead, after delay: Duration, error: String?) async throws
+    {
+        _ = try await pool.execute(
+            """
+            UPDATE iap.subscriptions
+            SET read_due_at = now() + make_interval(secs => $2), read_leased_until = NULL,
+                read_attempts = CASE WHEN $3::text IS NULL THEN greatest(read_attempts - 1, 0) ELSE read_attempts END,
+                read_error = coalesce($3, read_error)
+            WHERE subscription_id = $1
+            """,
+            [owed.subscriptionID, delay.seconds, error.map { String($0.prefix(500)) }]
+        )
+    }
+
+    /// Not due any more; the lease is released and the refusal kept.
+    package func failSubscriptionRead(_ owed: OwedSubscriptionRead, error: String) async throws {
+        _ = try await pool.execute(
+            """
+            UPDATE iap.subscriptions SET read_due_at = NULL, read_leased_until = NULL, read_error = $2
+            WHERE subscription_id = $1
+            """,
+            [owed.subscriptionID, String(error.prefix(500))]
+        )
+    }
+
+    /// Two index-only counts (migration 23's indexes).
+    package func subscriptionFigures() async throws -> SubscriptionFigures {
+        try SubscriptionFigures(rows: try await pool.execute(SubscriptionFigures.query).namedRows)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Reads App Store subscriptions again, so that no news is lost: works off the subscriptions whose `read_due_at`
+/// passed (news asked for a re-read, or an entitlement ended without news), calling Get All Subscription Statuses in
+/// the subscription's environment through the App Store Server API's shared pacing. Each answer's signed
+/// transactions and renewal infos are verified, mapped onto the model (`AppleSubscriptionReading`) and written with
+/// the periods the ledger lacks, each its own order; a failure is retried with backoff. A row is claimed for the
+/// daemon's lease, so a daemon that dies mid-read leaves it to the next. Every daemon runs one; without Server API
+/// credentials it reads nothing and only samples the subscriptions' gauges.
+package final class SubscriptionReader: Service {
+    private let queue: any SubscriptionReadQueue
+    private let client: ServerAPIClient?
+    private let jws: AppleJWSVerifier
+    private let bundleID: String
+    private let backoff: Backoff
+    private let pollInterval: Duration
+    private let lease: Duration
+    private let logger: Logger
+    private let metrics: ReceiptdMetrics
+
+    init(
+        queue: any SubscriptionReadQueue,
+        client: ServerAPIClient?,
+        jws: AppleJWSVerifier,
+        bundleID: String,
+        backoff: Backoff,
+        pollInterval: Duration,
+        lease: Duration,
+        logger: Logger,
+        metrics: ReceiptdMetrics
+    ) {
+        self.queue = queue
+        self.client = client
+        self.jws = jws
+        self.bundleID = bundleID
+        self.backoff = backoff
+        self.pollInterval = pollInterval
+        self.lease = lease
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// How often the subscriptions' gauges are refreshed.
+    static let figuresInterval: Duration = .seconds(15)
+
+    /// Reads due subscriptions until graceful shutdown; a read in flight finishes first.
+    package func run() async throws {
+        var nextFigures = ContinuousClock.now
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                if ContinuousClock.now >= nextFigures {
+                    nextFigures = .now + Self.figuresInterval
+                    metrics.subscriptionFigures(try await queue.subscriptionFigures())
+                }
+                if let client, let owed = try await queue.claimSubscriptionRead(lease: lease) {
+                    await read(owed, client: client)
+                    continue
+                }
+            } catch {
+                logger.warning(
+                    "subscription reads: the database is unavailable; trying again",
+                    metadata: [LogKey.error: "\(error)"]
+                )
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
+        }
+    }
+
+    private func read(_ owed: OwedSubscriptionRead, client: ServerAPIClient) async {
+        let metadata: Logger.Metadata = [
+            "subscription": "\(owed.subscriptionID)", "environment": "\(owed.environment.rawValue)",
+        ]
+        let outcome = await client.subscriptionStatuses(
+            originalTransactionID: owed.originalTransactionID,
+            environment: owed.environment
+        )
+        do {
+            switch outcome.answer {
+            case .found(let body):
+                do {
+                    let items = try await self.items(in: body)
+                    let enqueued = try await queue.recordSubscriptionRead(owed, items: items)
+                    metrics.recordSubscriptionRead(result: enqueued > 0 ? "periods_found" : "read")
+                    if enqueued > 0 {
+                        logger.notice(
+                            "a subscription's re-read found periods the ledger lacked; each is its own order",
+                            metadata: metadata.merging(["periods": "\(enqueued)"]) { $1 }
+                        )
+                    }
+                } catch let garbled as GarbledAnswer {
+                    try await retry(owed, reason: garbled.reason, metadata: metadata)
+                }
+            case .verdict(.postpone(let delay, _)):
+                try await queue.retrySubscriptionRead(owed, after: delay, error: nil)
+            case .verdict(.retry(let failure)):
+                try await retry(owed, reason: failure.reason, notBefore: failure.notBefore, metadata: metadata)
+            case .verdict(let verdict):
+                let reason = if case .reject(let why) = verdict { why } else { "\(outcome.label): unexpected answer" }
+                try await queue.failSubscriptionRead(owed, error: reason)
+                metrics.recordSubscriptionRead(result: "failed")
+                logger.error(
+                    "Apple refused to read a subscription for good; it is read again on its next news",
+                    metadata: metadata.merging([LogKey.error: "\(reason)"]) { $1 }
+                )
+            }
+        } catch {
+            // The lease returns the row; reading it twice does no harm.
+            logger.warning(
+                "could not record a subscription's re-read; its lease returns it",
+                metadata: [LogKey.error: "\(error)"]
+            )
+        }
+    }
+
+    private func retry(
+        _ owed: OwedSubscriptionRead,
+        reason: String,
+        notBefore: Duration? = nil,
+        metadata: Logger.Metadata
+    ) async throws {
+        let delay = max(backoff.delay(afterAttempt: owed.attempts), notBefore ?? .zero)
+        try await queue.retrySubscriptionRead(owed, after: delay, error: reason)
+        metrics.recordSubscriptionRead(result: "retry")
+        logger.warning(
+            "Get All Subscription Statuses failed; retrying",
+            metadata: metadata.merging([
+                LogKey.error: "\(reason)", "next": "in \(String(format: "%.1f", delay.seconds)) s",
+            ]) { $1 }
+        )
+    }
+
+    /// An answer that is not what Apple sends: retried, as a garbled store answer always is.
+    private struct GarbledAnswer: Error {
+        var reason: String
+    }
+
+    /// The answer's subscriptions, each transaction and renewal info verified and of this app.
+    private func items(in body: Data) async throws -> [SubscriptionReadItem] {
+        guard let statuses = try? JSONDecoder().decode(AppleSubscriptionStatuses.self, from: body) else {
+            throw GarbledAnswer(reason: "Get All Subscription Statuses: the answer is not its JSON")
+        }
+        var items: [SubscriptionReadItem] = []
+        let now = Date()
+        for last in statuses.data.flatMap(\.lastTransactions) {
+            let transaction: SignedTransaction
+            let renewal: AppleRenewalInfo?
+            do {
+                transaction = try await jws.verify(
+                    last.signedTransactionInfo,
+                    noun: "signed transaction",
+                    read: { try SignedTransaction(json: $0) },
+                    signedDate: \.signedDate
+                )
+                renewal = try await last.signedRenewalInfo.asyncMap { signed in
+                    try await jws.verify(
+                        signed,
+                        noun: "signed renewal info",
+                        read: { try AppleRenewalInfo(json: $0) },
+                        signedDate: \.signedDate
+                    )
+                }
+            } catch {
+                throw GarbledAnswer(reason: "Get All Subscription Statuses: \(error)")
+            }
+            guard transaction.bundleID == bundleID else {
+                throw GarbledAnswer(
+                    reason: "Get All Subscription Statuses: a transaction of bundle \(transaction.bundleID)"
+                )
+            }
+            items.append(
+                SubscriptionReadItem(
+                    transaction: transaction,
+                    signedTransaction: last.signedTransactionInfo,
+                    snapshot: AppleSubscriptionReading.snapshot(
+                        of: transaction,
+                        status: AppleSubscriptionReading.Status(rawValue: last.status),
+                        renewal: renewal,
+                        now: now
+                    )
+                )
+            )
+        }
+        return items
+    }
+}
+
+extension Optional {
+    /// `map` for an async transform.
+    fileprivate func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}
