@@ -38,6 +38,8 @@ package struct ChaosReport: Sendable {
     package var provisionalRefuted = 0
     /// Provisional grants handed back because an operator cancelled their order's job or the game closed the order.
     package var provisionalCancelled = 0
+    /// Subscription periods the stand-in sold, each of which must be in the ledger once (`ChaosSubscriptions`).
+    package var subscriptionPeriods = 0
     /// Webhook events written (`iap.webhook_events`), each of which must have been delivered.
     package var webhookEvents = 0
     /// Webhook requests the receiver took again after taking their id once (a daemon killed before recording).
@@ -141,6 +143,7 @@ package struct ChaosReport: Sendable {
             Server API calls: \(serverAPIRequests); Google purchases delivered and acknowledged once: \(googleDeliveries); App Store orders settled while Google was out: \(settledDuringStoreOutage); daemons killed: \(kills); crashes: \(crashes); forged cancels: \(forgedCancels)
             provisional grants: \(provisionalGranted) (confirmed \(provisionalConfirmed), refuted \(provisionalRefuted), \
             cancelled \(provisionalCancelled))
+            subscription periods sold, each delivered once: \(subscriptionPeriods)
             webhook events delivered: \(webhookEvents) (\(webhookRedeliveries) sent again after a kill or a restart)
             violations: \(violations.isEmpty ? "none" : "\n  " + violations.prefix(20).joined(separator: "\n  "))
             """

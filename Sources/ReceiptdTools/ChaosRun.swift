@@ -11,7 +11,8 @@ import ReceiptdTestKit
 /// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
 /// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back, while an operator
 /// cancels (and retries) the job of a granted order and the game closes another.
-/// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`).
+/// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`). App Store subscriptions renew
+/// throughout without a notification, each renewal found by the daemons' re-read (`ChaosSubscriptions`).
 /// Then `ChaosReport` checks that nothing was lost or delivered twice, `ChaosProvisionalGame` that every
 /// provisional grant ended confirmed, refuted or cancelled (none stays unconfirmed) and that no unit was owed twice, and `ChaosWebhooks` that every
 /// event was delivered, verified, and first arrived in its order's write order.
@@ -98,7 +99,11 @@ package struct ChaosRun {
             standIn: standIn
         )
         for call in orders.initial { try await enqueue(call, on: connection) }
-        say("enqueued \(orders.initial.count) orders; starting \(configuration.daemons) daemons")
+        var subscriptions = try await ChaosSubscriptions.start(standIn: standIn, on: connection)
+        say(
+            "enqueued \(orders.initial.count) orders and \(ChaosSubscriptions.count) subscriptions; "
+                + "starting \(configuration.daemons) daemons"
+        )
 
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-chaos-\(getpid())")
             .path
@@ -148,6 +153,7 @@ package struct ChaosRun {
                     try await enqueue($0, on: connection)
                 }
                 try await provisional.step(on: connection)
+                try await subscriptions.step(on: connection)
             } catch {
                 say("the run's own database work failed (\(error)); reconnecting")
                 await connection.close()
@@ -179,7 +185,9 @@ package struct ChaosRun {
                 ).first?.int("n")) ?? 1
             // Events a killed daemon had claimed wait for its webhook lease to lapse, then are sent again.
             let unsent = (try? await ChaosWebhooks.undelivered(on: connection)) ?? 1
-            let settled = open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver
+            let renewed = (try? await subscriptions.isOver(on: connection)) ?? false
+            let settled =
+                open == 0 && owed == 0 && replaced && restarted && outageDone && storeOutage.isOver && renewed
             if settled && unsent == 0 { break }
             if settled, let lapsed = try? await ChaosWebhooks.lapseLeases(of: fleet.killedPIDs, on: connection),
                 lapsed > 0
@@ -217,6 +225,9 @@ package struct ChaosRun {
         report.provisionalCancelled = grants.cancelled
         report.violations += grants.violations
         report.violations += storeOutage.violations
+        let sold = try await subscriptions.check(on: connection)
+        report.subscriptionPeriods = sold.periods
+        report.violations += sold.violations
         let told = try await webhooks.check(on: connection)
         (report.webhookEvents, report.webhookRedeliveries) = (told.events, told.redeliveries)
         report.violations += told.violations

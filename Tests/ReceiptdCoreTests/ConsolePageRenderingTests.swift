@@ -74,6 +74,7 @@ import Testing
                     ]
                 ],
                 "appAccountTokenCalls": [[String: Any]](),
+                "subscriptions": [[String: Any]](),
             ],
         ]
         return try JSONDecoder().decode(OrderTimeline.self, from: JSONSerialization.data(withJSONObject: object))

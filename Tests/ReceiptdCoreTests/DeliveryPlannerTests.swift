@@ -237,6 +237,40 @@ import Testing
         #expect(own.newOwners.map(\.originalTransactionID) == ["30"])
     }
 
+    @Test func aSubscriptionAnotherAccountPresentsIsARestoreNotAForeignPurchase() {
+        var period = entry("21", original: "11", product: "vip")
+        period.subscription = SubscriptionSnapshot(
+            subscriptionID: "apple:11",
+            store: .apple,
+            productID: "vip",
+            state: .active,
+            entitledUntil: nil,
+            expiresAt: nil,
+            autoRenew: true,
+            environment: "Production",
+            latestTransactionID: "21",
+            storeTime: Date()
+        )
+        for (restore, transfers) in [
+            (SubscriptionRestore.keep, [DeliveryPlan.Transfer]()),
+            (.transfer, [DeliveryPlan.Transfer(subscriptionID: "apple:11", from: "alice")]),
+        ] {
+            var planner = self.planner
+            planner.subscriptionRestore = restore
+            let plan = planner.plan(
+                [period],
+                for: "bob",
+                order: order(product: "vip"),
+                otherOpenOrders: [],
+                alreadyDelivered: ["21"],
+                firstOwners: ["11": "alice"]
+            )
+            // Nobody's trust is at stake, and the period pays none of bob's orders.
+            #expect(plan.foreignPurchases.isEmpty && plan.deliveries.isEmpty, "\(restore)")
+            #expect(plan.transfers == transfers, "\(restore)")
+        }
+    }
+
     @Test func renewalsOfOnePurchaseRecordOneOwner() {
         let plan = planner.plan(
             response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]).allTransactions,

@@ -436,4 +436,44 @@ import Testing
             #expect(status.subscriptions.byState == [.active: 1] && status.subscriptions.overdueReads == 0)
         }
     }
+
+    /// Another game account on the same device restores the subscription (its client sends the subscription's
+    /// transaction for that account's checkout): nobody loses trust, the restore pays none of that account's orders,
+    /// and the subscription (with its later periods) moves to that account only with
+    /// `RECEIPTD_SUBSCRIPTION_RESTORE=transfer`, the move kept in its history.
+    @Test(arguments: [SubscriptionRestore.keep, .transfer])
+    func aRestoreOnAnotherAccountCostsNoTrustAndMovesTheSubscriptionOnlyWhenTold(
+        _ restore: SubscriptionRestore
+    )
+        async throws
+    {
+        try await Fixture.with { f in
+            let settings = f.settings { $0.daemon.subscriptionRestore = restore }
+            try await f.withDaemonsAndIntake(.apple, settings: settings) { url in
+                try await subscribe(f, "7300")
+                try await f.connection.execute("SELECT iap.create_order('o-bob', 'bob', 'vip')")
+                let first = try #require(f.standIn.subscriptionTransactions("7300").first)
+                try await f.enqueue(
+                    "o-bob",
+                    user: "bob",
+                    product: "vip",
+                    transaction: f.standIn.testChain.signedTransaction(first)
+                )
+                try await f.waitUntilSettled()
+                try await f.standIn.changeSubscription(.renew, "7300", notify: url)
+                try await waitForPeriods(f, "7300", 2)
+                try await f.waitUntilSettled()
+            }
+            let owner = restore == .keep ? "vera" : "bob"
+            #expect(try await subscription(f, "7300")["user_id"] == owner)
+            #expect(try await f.value("SELECT user_id FROM iap.deliveries WHERE transaction_id = '7300001'") == owner)
+            #expect(try await f.value("SELECT outcome::text FROM iap.orders WHERE order_id = 'o-bob'") == "unmatched")
+            #expect(try await f.value("SELECT count(*) FROM iap.user_trust WHERE NOT trusted") == "0")
+            #expect(try await f.value("SELECT count(*) FROM iap.foreign_transactions") == "0")
+            let holders = try await f.connection.execute(
+                "SELECT DISTINCT user_id FROM iap.subscription_history ORDER BY user_id"
+            ).namedRows.compactMap { $0["user_id"] }
+            #expect(holders == (restore == .keep ? ["vera"] : ["bob", "vera"]))
+        }
+    }
 }

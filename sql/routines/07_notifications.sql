@@ -405,17 +405,20 @@ BEGIN
     END IF;
 END $$;
 
--- Every change of a subscription's state, entitlement, product or renewal is kept in iap.subscription_history, and
--- a change of state tells game servers listening on iap_subscription, in the transaction that makes it.
+-- Every change of a subscription's state, entitlement, product, renewal or player is kept in
+-- iap.subscription_history, and a change of state or player tells game servers listening on iap_subscription, in the
+-- transaction that makes it.
 CREATE OR REPLACE FUNCTION iap.subscription_changed() RETURNS trigger
 LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
 BEGIN
-    IF TG_OP = 'INSERT' OR (OLD.state, OLD.product_id, OLD.entitled_until, OLD.auto_renew)
-                           IS DISTINCT FROM (NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew) THEN
-        INSERT INTO iap.subscription_history (subscription_id, state, product_id, entitled_until, auto_renew, store_time)
-        VALUES (NEW.subscription_id, NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew, NEW.store_time);
+    IF TG_OP = 'INSERT' OR (OLD.state, OLD.product_id, OLD.entitled_until, OLD.auto_renew, OLD.user_id)
+                           IS DISTINCT FROM (NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew, NEW.user_id) THEN
+        INSERT INTO iap.subscription_history (subscription_id, state, product_id, entitled_until, auto_renew, store_time,
+                                              user_id)
+        VALUES (NEW.subscription_id, NEW.state, NEW.product_id, NEW.entitled_until, NEW.auto_renew, NEW.store_time,
+                NEW.user_id);
     END IF;
-    IF TG_OP = 'INSERT' OR OLD.state IS DISTINCT FROM NEW.state THEN
+    IF TG_OP = 'INSERT' OR (OLD.state, OLD.user_id) IS DISTINCT FROM (NEW.state, NEW.user_id) THEN
         PERFORM pg_notify('iap_subscription', json_build_object(
             'subscription_id', NEW.subscription_id, 'user_id', NEW.user_id, 'state', NEW.state)::text);
     END IF;
@@ -428,14 +431,15 @@ FOR EACH ROW EXECUTE FUNCTION iap.subscription_changed();
 
 -- When a subscription is next read again from its store, as its news leaves it (every writer of iap.subscriptions
 -- sets read_due_at with this, unless a re-read is asked for at once): an entitled one when its entitlement ends (a
--- renewal or an expiry whose news was lost is found then), and a minute later while it stays past its end; one
+-- renewal or an expiry whose news was lost is found then), and every ten seconds while it stays past its end
+-- (the store's news of that period is late: read again well within a minute, paced); one
 -- whose payment is being retried or that waits, in six hours; an ended one, never.
 CREATE OR REPLACE FUNCTION iap.subscription_read_due(state text, entitled_until timestamptz) RETURNS timestamptz
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT CASE
         WHEN subscription_read_due.state IN ('active', 'grace_period') AND subscription_read_due.entitled_until > now()
             THEN subscription_read_due.entitled_until
-        WHEN subscription_read_due.state IN ('active', 'grace_period') THEN now() + interval '1 minute'
+        WHEN subscription_read_due.state IN ('active', 'grace_period') THEN now() + interval '10 seconds'
         WHEN subscription_read_due.state IN ('billing_retry', 'on_hold', 'paused', 'pending')
             THEN now() + interval '6 hours'
     END

@@ -48,6 +48,8 @@ BEGIN
         -- Subscriptions: kept current from the stores' news; the trigger of 07_notifications.sql keeps their history.
         GRANT SELECT, INSERT, UPDATE ON iap.subscriptions TO receiptd_worker;
         GRANT SELECT, INSERT ON iap.subscription_history TO receiptd_worker;
+        -- A subscription restored on another account moves to it with its first owner (RECEIPTD_SUBSCRIPTION_RESTORE).
+        GRANT UPDATE (user_id) ON iap.transaction_owners TO receiptd_worker;
         GRANT SELECT, UPDATE ON iap.app_account_token_calls TO receiptd_worker;
         -- Google's voided purchases are recorded on the ledger row; nothing else of it ever changes.
         GRANT UPDATE (revoked_at, revocation_reason) ON iap.deliveries TO receiptd_worker;

@@ -67,6 +67,8 @@ package struct ReceiptdSettings: Sendable {
         webhooks = try Self.webhooks(reader)
         daemon.refunds = try Self.refunds(reader)
         daemon.sandbox = try reader.choice("RECEIPTD_SANDBOX", SandboxPolicy.self) ?? daemon.sandbox
+        daemon.subscriptionRestore =
+            try reader.choice("RECEIPTD_SUBSCRIPTION_RESTORE", SubscriptionRestore.self) ?? daemon.subscriptionRestore
         daemon.unclaimedSince = try reader.instant("RECEIPTD_UNCLAIMED_SINCE")
         daemon.concurrency =
             try reader.integer("RECEIPTD_CONCURRENCY", minimum: 1, maximum: Bounds.concurrency) ?? daemon.concurrency

@@ -18,6 +18,8 @@ extension ReceiptDaemon {
         package var expectedBundleID = ""
         /// Whether sandbox purchases deliver (`RECEIPTD_SANDBOX`).
         package var sandbox = SandboxPolicy.accept
+        /// Whether a subscription another account presents moves to it (`RECEIPTD_SUBSCRIPTION_RESTORE`).
+        package var subscriptionRestore = SubscriptionRestore.keep
         /// Purchases before this time are never recorded as unclaimed payments (`RECEIPTD_UNCLAIMED_SINCE`);
         /// `nil`: since `receiptd migrate` first ran on the database.
         package var unclaimedSince: Date? = nil
@@ -42,7 +44,12 @@ extension ReceiptDaemon {
 
         /// What verified answers deliver under these settings.
         var planner: DeliveryPlanner {
-            DeliveryPlanner(purchaseSkew: purchaseSkew, expectedBundleID: expectedBundleID, sandbox: sandbox)
+            DeliveryPlanner(
+                purchaseSkew: purchaseSkew,
+                expectedBundleID: expectedBundleID,
+                sandbox: sandbox,
+                subscriptionRestore: subscriptionRestore
+            )
         }
 
         /// Creates a configuration with the documented defaults.

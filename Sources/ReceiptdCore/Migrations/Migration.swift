@@ -43,6 +43,11 @@ package struct Migration: Sendable {
         Migration(version: 21, name: "refund_requests", bytes: PackageResources._021_refund_requests_sql),
         Migration(version: 22, name: "subscriptions", bytes: PackageResources._022_subscriptions_sql),
         Migration(version: 23, name: "subscription_reads", bytes: PackageResources._023_subscription_reads_sql),
+        Migration(
+            version: 24,
+            name: "subscription_transfers",
+            bytes: PackageResources._024_subscription_transfers_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.

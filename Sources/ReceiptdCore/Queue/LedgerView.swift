@@ -51,9 +51,11 @@ struct LedgerView {
 
     /// The replay `answer` is, if any: an input that is by itself one transaction (a signed transaction or
     /// transaction id, a purchase token), already delivered to another order. A receipt lists the player's
-    /// earlier purchases as a matter of course: it is never one.
+    /// earlier purchases as a matter of course: it is never one. Nor is a subscription's period presented again (an
+    /// entitlement a client restores, on its buyer's account or another).
     func replay(in answer: VerifiedAnswer) -> DeliveryPlan.Replay? {
         guard answer.job.kind != .receipt, answer.transactions.count == 1, let transaction = answer.transactions.first,
+            transaction.subscription == nil,
             let order = delivered[transaction.transactionID], order != answer.job.order.orderID
         else { return nil }
         return DeliveryPlan.Replay(transactionID: transaction.transactionID, orderID: order)

@@ -251,6 +251,15 @@ extension PostgresJobQueue {
             )
         }
         appendRows(applySubscriptions, subscriptionRows(settled), to: &writes)
+        appendRows(
+            transferSubscriptions,
+            settled.flatMap { answer, plan in
+                plan.transfers.map {
+                    [("subscription_id", .string($0.subscriptionID)), ("user_id", .string(answer.job.userID))]
+                }
+            },
+            to: &writes
+        )
         let receiving = settled.flatMap { answer, plan in
             Set(plan.deliveries.map(\.orderID)).sorted().map { (answer.job.userID, $0) }
         }

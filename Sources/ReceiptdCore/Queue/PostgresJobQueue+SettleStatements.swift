@@ -89,6 +89,20 @@ extension PostgresJobQueue {
                OR excluded.expires_at >= s.expires_at)
         """
 
+    /// Subscriptions another account presented move to it (`RECEIPTD_SUBSCRIPTION_RESTORE=transfer`), and with them
+    /// the first owner of their original transaction, so that their later periods pay that account's renewal orders.
+    /// The trigger records the move in the history and writes `subscription.transferred`.
+    static let transferSubscriptions = """
+        WITH moved AS (
+            UPDATE iap.subscriptions s SET user_id = t.user_id, updated_at = now()
+            FROM jsonb_to_recordset($1::jsonb) AS t(subscription_id text, user_id text)
+            WHERE s.subscription_id = t.subscription_id AND s.user_id <> t.user_id
+            RETURNING s.subscription_id, s.user_id
+        )
+        UPDATE iap.transaction_owners o SET user_id = m.user_id
+        FROM moved m WHERE m.subscription_id LIKE 'apple:%' AND o.original_transaction_id = substr(m.subscription_id, 7)
+        """
+
     /// Senders of replayed inputs lose the store's trust (`iap.lose_trust`, reason `replay`).
     static let distrustReplays = """
         SELECT iap.lose_trust(r.user_id, r.store, 'replay', r.order_id)

@@ -49,6 +49,17 @@ package struct DeliveryPlan: Sendable, Equatable {
     /// An input that is by itself one transaction already delivered to another order: a replay, which pays
     /// nothing and costs its sender the store's trust. Set by the settle, which knows the ledger's orders.
     package var replay: Replay? = nil
+    /// Subscriptions another account bought that this input's user presented, to move to this user
+    /// (`RECEIPTD_SUBSCRIPTION_RESTORE=transfer`).
+    package var transfers: [Transfer] = []
+
+    /// A subscription moving to the input's user.
+    package struct Transfer: Sendable, Equatable {
+        /// `apple:<originalTransactionId>`.
+        package var subscriptionID: String
+        /// Who has it now.
+        package var from: String
+    }
 
     /// A replayed transaction and the order the ledger delivered it to.
     package struct Replay: Sendable, Equatable {

@@ -6,12 +6,20 @@ package struct DeliveryPlanner: Sendable {
     package var expectedBundleID: String
     /// Whether sandbox purchases may deliver.
     package var sandbox: SandboxPolicy
+    /// Whether a subscription another account presents moves to it.
+    package var subscriptionRestore: SubscriptionRestore
 
     /// Creates a planner.
-    package init(purchaseSkew: Duration, expectedBundleID: String, sandbox: SandboxPolicy = .accept) {
+    package init(
+        purchaseSkew: Duration,
+        expectedBundleID: String,
+        sandbox: SandboxPolicy = .accept,
+        subscriptionRestore: SubscriptionRestore = .keep
+    ) {
         self.purchaseSkew = purchaseSkew
         self.expectedBundleID = expectedBundleID
         self.sandbox = sandbox
+        self.subscriptionRestore = subscriptionRestore
     }
 
     /// Why purchases a store vouched for are still `invalid`, or `nil` when they may deliver.
@@ -47,13 +55,19 @@ package struct DeliveryPlanner: Sendable {
         firstOwners: [String: String] = [:]
     ) -> DeliveryPlan {
         var foreign: [DeliveryPlan.ForeignPurchase] = []
+        var restored: [DeliveryPlan.ForeignPurchase] = []
         // A family-shared copy (Family Sharing) is its presenter's entitlement, not a payment: it has no first owner,
-        // is nobody's foreign purchase, and never becomes an unclaimed payment.
+        // is nobody's foreign purchase, and never becomes an unclaimed payment. A subscription another account
+        // presents is a restore on a shared device, not a foreign purchase: it costs nobody trust.
         for entry in entries where entry.hasGenuineID && !entry.details.isFamilyShared {
             guard let owner = firstOwners[entry.originalTransactionID], owner != user,
-                !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID })
+                !(foreign + restored).contains(where: { $0.originalTransactionID == entry.originalTransactionID })
             else { continue }
-            foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+            if entry.subscription != nil {
+                restored.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+            } else {
+                foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+            }
         }
         var available =
             entries
@@ -107,7 +121,12 @@ package struct DeliveryPlanner: Sendable {
             foreignPurchases: foreign,
             newOwners: newOwners,
             unclaimed: available.filter { !$0.details.isFamilyShared },
-            refusedWithoutToken: refused
+            refusedWithoutToken: refused,
+            transfers: subscriptionRestore == .transfer
+                ? restored.compactMap { restore in
+                    entries.first { $0.originalTransactionID == restore.originalTransactionID }?.subscription
+                        .map { DeliveryPlan.Transfer(subscriptionID: $0.subscriptionID, from: restore.ownerUserID) }
+                } : []
         )
     }
 
