@@ -6,7 +6,7 @@ import Foundation
 /// Only the fields receiptd reads are modelled. Decoding is lenient the same way
 /// the memberwise initializer is: only `transactionId` and `productId` are required,
 /// so tools in other processes can post short payloads to `/fake/transactions`.
-package struct SignedTransactionPayload: Codable, Sendable, Equatable {
+package struct SignedTransactionPayload: Codable, Sendable, Equatable, SortedJSONPayload {
     /// This transaction's id.
     package var transactionId: String
     /// The id of the purchase this transaction renews or restores; itself for a first purchase.
@@ -165,18 +165,6 @@ package struct SignedTransactionPayload: Codable, Sendable, Equatable {
     /// The wall clock in milliseconds since 1970, the unit of every date in the payload.
     package static func nowMilliseconds() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded())
-    }
-
-    /// The payload's JSON, keys sorted so equal payloads sign equal bytes.
-    func encodedJSON() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(self)
-        } catch {
-            // Only strings and integers: encoding cannot fail.
-            preconditionFailure("SignedTransactionPayload failed to encode: \(error)")
-        }
     }
 
     private enum CodingKeys: String, CodingKey {

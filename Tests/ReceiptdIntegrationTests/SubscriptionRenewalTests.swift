@@ -432,6 +432,8 @@ import Testing
             #expect(shown.subscriptions.first?.periods.map(\.orderID) == ["o-7200", "renewal:7200001"])
             let page = PlayerPage.page(try await queries.player("vera")).body.description
             #expect(page.contains("data-subscription-id=\"apple:7200\"") && page.contains("renewal:7200001"))
+            let timeline = try await queries.timeline(orderID: "renewal:7200001")
+            #expect(timeline.detail.subscriptions.map(\.subscriptionID) == ["apple:7200"])
             let status = try await queries.status()
             #expect(status.subscriptions.byState == [.active: 1] && status.subscriptions.overdueReads == 0)
         }

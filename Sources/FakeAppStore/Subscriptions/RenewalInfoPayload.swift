@@ -1,8 +1,6 @@
-import Foundation
-
 /// The decoded payload of an auto-renewable's signed renewal info (`JWSRenewalInfoDecodedPayload`), as the stand-in
 /// signs it: the fields receiptd reads, with Apple's JSON keys (dates in milliseconds since 1970).
-package struct RenewalInfoPayload: Codable, Sendable, Equatable {
+package struct RenewalInfoPayload: Codable, Sendable, Equatable, SortedJSONPayload {
     /// The subscription.
     package var originalTransactionId: String
     /// The current period's product.
@@ -24,15 +22,4 @@ package struct RenewalInfoPayload: Codable, Sendable, Equatable {
     /// When Apple signed it.
     package var signedDate: Int64
 
-    /// The payload's JSON, keys sorted.
-    func encodedJSON() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        do {
-            return try encoder.encode(self)
-        } catch {
-            // Strings, integers and booleans: encoding cannot fail.
-            preconditionFailure("RenewalInfoPayload failed to encode: \(error)")
-        }
-    }
 }

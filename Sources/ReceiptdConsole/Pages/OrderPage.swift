@@ -1,8 +1,8 @@
 import ReceiptdCore
 
 /// `GET /order?id=ORDER`: the order's status (`#order-status`), outcome (`#order-outcome`), the retry and cancel
-/// forms (`#retry`, `#cancel`, operators only), and `<ol id="timeline">` of `li[data-kind]`, oldest first, each
-/// with `<time datetime>`.
+/// forms (`#retry`, `#cancel`, operators only), `<ol id="timeline">` of `li[data-kind]`, oldest first, each
+/// with `<time datetime>`, and the subscription it started or paid a period of (`#subscriptions`), if any.
 package enum OrderPage {
     /// The page of `timeline`, with the action forms when `session` may act.
     package static func page(_ timeline: OrderTimeline, session: ConsoleSession, flash: String? = nil) -> ConsolePage {
@@ -44,6 +44,8 @@ package enum OrderPage {
                 <ol id="timeline" class="timeline">
                 \(HTML.joined(events, separator: "\n"))
                 </ol>
+                \(timeline.detail.subscriptions.isEmpty
+                    ? HTML.empty : "<h2>Subscription</h2>\n\(PlayerPage.subscriptions(timeline.detail.subscriptions))")
                 """,
             flash: flash
         )

@@ -36,8 +36,8 @@ package enum PlayerPage {
     }
 
     /// Each subscription: its state and entitlement, then its periods (the order each paid, granted or owed) and the
-    /// states it went through.
-    private static func subscriptions(_ subscriptions: [SubscriptionSummary]) -> HTML {
+    /// states it went through. The order page shows the same for the subscription an order started or paid.
+    static func subscriptions(_ subscriptions: [SubscriptionSummary]) -> HTML {
         let rows = subscriptions.map { subscription -> HTML in
             let periods = subscription.periods.enumerated().map { index, period -> HTML in
                 let state = period.revokedAt != nil ? "revoked" : period.grantedAt != nil ? "granted" : "owed"

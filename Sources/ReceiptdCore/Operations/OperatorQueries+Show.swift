@@ -9,12 +9,15 @@ extension OperatorQueries {
                 return try Self.orderDetail(argument, in: session)
             }
         }
-        // A subscription's order: the subscription it started or paid a period of, as `receiptd subscriptions` shows.
-        let orderID = detail.order.orderID
-        detail.subscriptions = try await subscriptions(of: detail.order.userID).filter { subscription in
-            subscription.orderID == orderID || subscription.periods.contains { $0.orderID == orderID }
-        }
+        detail.subscriptions = try await subscriptions(of: detail.order)
         return detail
+    }
+
+    /// The subscriptions `order` started or paid a period of, as `receiptd subscriptions` shows them.
+    func subscriptions(of order: OrderDetail.Order) async throws -> [SubscriptionSummary] {
+        try await subscriptions(of: order.userID).filter { subscription in
+            subscription.orderID == order.orderID || subscription.periods.contains { $0.orderID == order.orderID }
+        }
     }
 
     /// `show`'s reads, in the caller's transaction (the console's order timeline reads more in the same snapshot).

@@ -3,7 +3,7 @@ extension OperatorQueries {
     /// its deliveries), its status, when the game granted each ledger row, and the operators' actions on it, all
     /// read in one read-only snapshot. Throws `OperatorError.notFound` for an unknown order.
     package func timeline(orderID argument: String) async throws -> OrderTimeline {
-        try await connection.withSession { session in
+        var timeline = try await connection.withSession { session in
             try session.transaction { session in
                 try session.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 let detail = try Self.orderDetail(argument, in: session)
@@ -45,5 +45,7 @@ extension OperatorQueries {
                 )
             }
         }
+        timeline.detail.subscriptions = try await subscriptions(of: timeline.detail.order)
+        return timeline
     }
 }
