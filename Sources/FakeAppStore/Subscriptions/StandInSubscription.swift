@@ -53,8 +53,11 @@ struct StandInSubscription: Sendable {
     }
 
     /// The current period's transaction.
-    var current: SignedTransactionPayload {
-        transactions.last { $0.isUpgraded != true } ?? transactions[transactions.count - 1]
+    var current: SignedTransactionPayload { transactions[currentIndex] }
+
+    /// Where the current period's transaction is in `transactions`.
+    var currentIndex: Int {
+        transactions.lastIndex { $0.isUpgraded != true } ?? transactions.count - 1
     }
 
     /// The renewal info as Apple would sign it now.
@@ -117,7 +120,7 @@ struct StandInSubscription: Sendable {
         case .refund(let id):
             let index =
                 id.flatMap { id in transactions.firstIndex { $0.transactionId == id } }
-                ?? transactions.lastIndex { $0.transactionId == current.transactionId }!
+                ?? currentIndex
             transactions[index].revocationDate = now
             transactions[index].revocationReason = 0
             transactions[index].revocationType = "REFUND_FULL"
@@ -133,7 +136,7 @@ struct StandInSubscription: Sendable {
             if id == current.transactionId, status == 5 { status = (current.expiresDate ?? 0) > now ? 1 : 2 }
             return News(type: "REFUND_REVERSED", subtype: nil, transaction: transactions[index])
         case .upgrade(let product):
-            let replaced = transactions.lastIndex { $0.transactionId == current.transactionId }!
+            let replaced = currentIndex
             transactions[replaced].isUpgraded = true
             let period = newPeriod(product: product, reason: "PURCHASE", now: now)
             autoRenewProductID = product
@@ -143,7 +146,7 @@ struct StandInSubscription: Sendable {
             autoRenewProductID = product
             return News(type: "DID_CHANGE_RENEWAL_PREF", subtype: "DOWNGRADE", transaction: current)
         case .revoke:
-            let index = transactions.lastIndex { $0.transactionId == current.transactionId }!
+            let index = currentIndex
             transactions[index].revocationDate = now
             transactions[index].revocationType = "FAMILY_REVOKE"
             status = 5

@@ -125,25 +125,21 @@ extension PostgresJobQueue: NotificationProcessing {
                 in: session
             )
         }
+        // Any other news about an auto-renewable's transaction (a refund, its reversal, a revocation, a type this
+        // binary does not know) is the subscription's news too, written after the action's own statements.
         let outcome = try run(
             action,
             row,
             id: id,
             store: store,
+            signedAt: signedAt,
             storeTime: storeTime,
             signedTransactionInfo: signedTransactionInfo,
             consumptionRequestReason: consumptionRequestReason,
             in: session
         )
-        // Any other news about an auto-renewable's transaction (a refund, its reversal, a revocation, a type this
-        // binary does not know) is the subscription's news too.
         if store == Store.apple.rawValue, let jws = signedTransactionInfo, let signed = verifiedTransaction(jws),
-            let snapshot = AppleSubscriptionReading.snapshot(
-                of: signed,
-                status: renewal.status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)),
-                renewal: verifiedRenewalInfo(renewal.info),
-                now: Date()
-            )
+            let snapshot = subscriptionSnapshot(of: signed, renewal: renewal)
         {
             _ = try recordSubscriptionNews(
                 snapshot,
@@ -155,21 +151,21 @@ extension PostgresJobQueue: NotificationProcessing {
         return outcome
     }
 
-    /// Runs one planned action's statements (all but `applySubscription`).
+    /// Runs the statements of one planned action other than `applySubscription`, which `apply` runs itself.
     private static func run(
         _ action: NotificationAction,
         _ row: QueryResult.Row,
         id: Int64,
         store: String,
+        signedAt: Int64,
         storeTime: Int64,
         signedTransactionInfo: String?,
         consumptionRequestReason: String?,
         in session: DatabaseSession
     ) throws -> (NotificationResult?, String?) {
-        let signedAt = Int64(try row.int("signed_ms"))
         switch action {
         case .applySubscription:
-            preconditionFailure("applySubscription is applied before run")
+            preconditionFailure("apply runs applySubscription itself")
         case .record:
             return (.recorded, nil)
         case .ignore:
@@ -249,14 +245,7 @@ extension PostgresJobQueue: NotificationProcessing {
         // subscriptions; one an upgrade replaced says nothing of the subscription now, and its period is never paid
         // again (the upgrade's own period pays instead).
         guard signed.period != nil else { return (.ignored, nil) }
-        guard
-            let snapshot = AppleSubscriptionReading.snapshot(
-                of: signed,
-                status: renewal.status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)),
-                renewal: verifiedRenewalInfo(renewal.info),
-                now: Date()
-            )
-        else { return (.recorded, nil) }
+        guard let snapshot = subscriptionSnapshot(of: signed, renewal: renewal) else { return (.recorded, nil) }
         let record = try recordSubscriptionNews(
             snapshot,
             originalTransactionID: signed.originalTransactionID,

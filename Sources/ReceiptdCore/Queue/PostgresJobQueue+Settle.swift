@@ -311,19 +311,19 @@ extension PostgresJobQueue {
                 ("user_id", .string(user)), ("order_id", .string(order)), ("product_id", .string(snapshot.productID)),
                 ("renews_to", .optional(snapshot.renewsTo)), ("group_id", .optional(snapshot.groupID)),
                 ("state", .string(snapshot.state.rawValue)),
-                ("entitled_ms", Self.milliseconds(snapshot.entitledUntil)),
-                ("expires_ms", Self.milliseconds(snapshot.expiresAt)),
+                ("entitled_ms", Self.millisecondsValue(snapshot.entitledUntil)),
+                ("expires_ms", Self.millisecondsValue(snapshot.expiresAt)),
                 ("auto_renew", .bool(snapshot.autoRenew)), ("environment", .string(snapshot.environment)),
                 ("ownership", .string(snapshot.ownership)),
                 ("latest_transaction_id", .optional(snapshot.latestTransactionID)),
-                ("store_ms", Self.milliseconds(snapshot.storeTime)),
+                ("store_ms", Self.millisecondsValue(snapshot.storeTime)),
             ]
         }
     }
 
     /// `date` in milliseconds since 1970, or null.
-    private static func milliseconds(_ date: Date?) -> JSONText.Value {
-        date.map { .int(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? .null
+    private static func millisecondsValue(_ date: Date?) -> JSONText.Value {
+        milliseconds(date).map { .int($0) } ?? .null
     }
 
     /// The owed finalization's fields of a delivery row, by the product's kind; none when nothing is owed.
@@ -348,7 +348,7 @@ extension PostgresJobQueue {
         if let kind { fields.append(("product_kind", .string(kind.rawValue))) }
         if let subscription = purchase?.subscription {
             fields.append(("subscription_id", .string(subscription.subscriptionID)))
-            fields.append(("period_end_ms", Self.milliseconds(subscription.expiresAt)))
+            fields.append(("period_end_ms", Self.millisecondsValue(subscription.expiresAt)))
         }
         guard let details = purchase?.details else { return fields }
         if let ownership = details.ownership { fields.append(("ownership", .string(ownership))) }

@@ -75,18 +75,7 @@ extension PostgresJobQueue {
                                                 entitled_ms bigint, expires_ms bigint, auto_renew boolean,
                                                 environment text, ownership text, latest_transaction_id text,
                                                 store_ms bigint)
-        ON CONFLICT (subscription_id) DO UPDATE
-        SET product_id = excluded.product_id, renews_to = excluded.renews_to,
-            group_id = coalesce(excluded.group_id, s.group_id), state = excluded.state,
-            entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
-            environment = excluded.environment, ownership = excluded.ownership,
-            latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now(),
-            -- A re-read already due stays due; otherwise the watch follows the news.
-            read_due_at = CASE WHEN s.read_due_at <= now() THEN s.read_due_at ELSE excluded.read_due_at END
-        WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)
-          -- An earlier period's news (a past period refunded, verified late) is not the subscription's now.
-          AND (excluded.latest_transaction_id = s.latest_transaction_id OR s.expires_at IS NULL
-               OR excluded.expires_at >= s.expires_at)
+        \(subscriptionNewsUpsert)
         """
 
     /// Subscriptions another account presented move to it (`RECEIPTD_SUBSCRIPTION_RESTORE=transfer`), and with them

@@ -22,6 +22,20 @@ extension PostgresJobQueue {
         jws.flatMap(verifiedPayload).flatMap { try? AppleRenewalInfo(json: $0) }
     }
 
+    /// What `signed` and a notification's renewal info (a JWS inside it) and status say of its subscription now;
+    /// nil for a transaction of no auto-renewable, or one an upgrade replaced.
+    static func subscriptionSnapshot(
+        of signed: SignedTransaction,
+        renewal: (info: String?, status: Int?)
+    ) -> SubscriptionSnapshot? {
+        AppleSubscriptionReading.snapshot(
+            of: signed,
+            status: renewal.status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)),
+            renewal: verifiedRenewalInfo(renewal.info),
+            now: Date()
+        )
+    }
+
     private static func verifiedPayload(_ jws: String) -> Data? {
         let parts = jws.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { return nil }
@@ -67,9 +81,27 @@ extension PostgresJobQueue {
         return job != nil
     }
 
-    private static func milliseconds(_ date: Date?) -> Int64? {
+    /// `date` in milliseconds since 1970, as the subscription statements take it.
+    static func milliseconds(_ date: Date?) -> Int64? {
         date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded()) }
     }
+
+    /// How news meets a subscription's row, for every writer (a settle's periods, a notification, a re-read): older
+    /// than the row's `store_time`, or of an earlier period (a past period refunded, verified late), it changes
+    /// nothing; a re-read already due stays due unless the news asks for one now; otherwise the watch follows the news.
+    static let subscriptionNewsUpsert = """
+        ON CONFLICT (subscription_id) DO UPDATE
+        SET product_id = excluded.product_id, renews_to = excluded.renews_to,
+            group_id = coalesce(excluded.group_id, s.group_id), state = excluded.state,
+            entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
+            environment = excluded.environment, ownership = excluded.ownership,
+            latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now(),
+            read_due_at = CASE WHEN s.read_due_at <= now() AND NOT coalesce(excluded.read_due_at <= now(), false)
+                               THEN s.read_due_at ELSE excluded.read_due_at END
+        WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)
+          AND (excluded.latest_transaction_id = s.latest_transaction_id OR s.expires_at IS NULL
+               OR excluded.expires_at >= s.expires_at)
+        """
 
     /// The news upsert: the player is the row's, else the buyer of the subscription's original transaction.
     /// Older than the row's `store_time`, nothing changes (`current` false).
@@ -88,19 +120,7 @@ extension PostgresJobQueue {
                    CASE WHEN $15::boolean THEN now()
                         ELSE iap.subscription_read_due($6, to_timestamp($7::bigint / 1000.0)) END
             FROM who WHERE who.user_id IS NOT NULL
-            ON CONFLICT (subscription_id) DO UPDATE
-            SET product_id = excluded.product_id, renews_to = excluded.renews_to,
-                group_id = coalesce(excluded.group_id, s.group_id), state = excluded.state,
-                entitled_until = excluded.entitled_until, expires_at = excluded.expires_at,
-                auto_renew = excluded.auto_renew, environment = excluded.environment, ownership = excluded.ownership,
-                latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time,
-                updated_at = now(),
-                read_due_at = CASE WHEN $15::boolean OR s.read_due_at > now() OR s.read_due_at IS NULL
-                                   THEN excluded.read_due_at ELSE s.read_due_at END
-            WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)
-              -- An earlier period's news (a past period refunded, verified late) is not the subscription's now.
-              AND (excluded.latest_transaction_id = s.latest_transaction_id OR s.expires_at IS NULL
-                   OR excluded.expires_at >= s.expires_at)
+            \(subscriptionNewsUpsert)
             RETURNING 1
         )
         SELECT EXISTS (SELECT 1 FROM who WHERE user_id IS NOT NULL) AS known,
