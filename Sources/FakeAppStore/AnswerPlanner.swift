@@ -96,7 +96,12 @@ struct AnswerPlanner: Sendable {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         return .appleJSON(
             status: 0,
-            body: AppleAnswerBody.verified(receipt, environment: environment, nowMilliseconds: now)
+            body: AppleAnswerBody.verified(
+                receipt,
+                environment: environment,
+                nowMilliseconds: now,
+                withSharedSecret: request.password != nil
+            )
         )
     }
 

@@ -13,6 +13,7 @@ extension AppStoreStandIn {
     package func subscribe(_ purchase: SubscriptionPurchase) -> SignedTransactionPayload {
         let first = subscriptionBook.subscribe(purchase, now: SignedTransactionPayload.nowMilliseconds())
         register(first)
+        register(history: [first])
         return first
     }
 
@@ -29,7 +30,10 @@ extension AppStoreStandIn {
     ) async throws -> SignedTransactionPayload? {
         let now = SignedTransactionPayload.nowMilliseconds()
         guard let changed = subscriptionBook.change(change, of: original, now: now) else { return nil }
-        for transaction in subscriptionBook.transactions(of: original) { register(transaction) }
+        let transactions = subscriptionBook.transactions(of: original)
+        for transaction in transactions { register(transaction) }
+        // Get Transaction History answers every period, as Apple's does for the customer.
+        register(history: transactions)
         if let notify {
             _ = try await sendNotification(
                 ServerAPINotificationOrder(
@@ -49,6 +53,51 @@ extension AppStoreStandIn {
     /// Every transaction of the subscription `original`, oldest first (upgraded ones included).
     package func subscriptionTransactions(_ original: String) -> [SignedTransactionPayload] {
         subscriptionBook.transactions(of: original)
+    }
+
+    /// The subscription `original` as an app receipt for the verifyReceipt path holds it now: every period in
+    /// `in_app` and `latest_receipt_info` (with `expires_date_ms`, the group, free trials and Family Sharing) and its
+    /// `pending_renewal_info`; nil for an unknown subscription. For the `server_api` path, an
+    /// ``AppReceiptBuilder`` receipt naming the first transaction reads every period from Get Transaction History.
+    package func subscriptionReceipt(_ original: String) -> SyntheticReceipt? {
+        guard
+            let parts = subscriptionBook.receiptParts(of: original, now: SignedTransactionPayload.nowMilliseconds())
+        else { return nil }
+        let entries = parts.transactions.map { payload in
+            var entry = SyntheticTransaction(
+                transactionID: payload.transactionId,
+                originalTransactionID: payload.originalTransactionId,
+                productID: payload.productId,
+                quantity: String(payload.quantity),
+                purchaseDateMilliseconds: String(payload.purchaseDate),
+                cancellationDateMilliseconds: payload.revocationDate.map(String.init)
+            )
+            entry.expiresDateMilliseconds = payload.expiresDate.map(String.init)
+            entry.subscriptionGroupIdentifier = payload.subscriptionGroupIdentifier
+            entry.webOrderLineItemID = payload.webOrderLineItemId
+            entry.isTrialPeriod = payload.offerType == 1 && payload.price == 0 ? "true" : "false"
+            entry.isUpgraded = payload.isUpgraded == true ? "true" : nil
+            entry.inAppOwnershipType = payload.inAppOwnershipType
+            return entry
+        }
+        let renewal = parts.renewal
+        return SyntheticReceipt(
+            environment: parts.transactions.first?.environment == "Sandbox" ? "Sandbox" : "Production",
+            bundleID: parts.transactions.first?.bundleId,
+            inApp: entries,
+            latestReceiptInfo: entries,
+            pendingRenewalInfo: [
+                SyntheticRenewalInfo(
+                    originalTransactionID: renewal.originalTransactionId,
+                    productID: renewal.productId,
+                    autoRenewProductID: renewal.autoRenewProductId,
+                    autoRenewStatus: String(renewal.autoRenewStatus),
+                    isInBillingRetryPeriod: renewal.isInBillingRetryPeriod ? "1" : "0",
+                    gracePeriodExpiresDateMilliseconds: renewal.gracePeriodExpiresDate.map(String.init),
+                    expirationIntent: renewal.expirationIntent.map(String.init)
+                )
+            ]
+        )
     }
 
     /// The steps the next Get All Subscription Statuses calls get, one a call (e.g. `ScriptStep(http: 500)`).

@@ -16,6 +16,11 @@ struct DecodedReceipt: Sendable {
     let inAppJSON: String
     /// `latest_receipt_info` as JSON text, when present.
     let latestReceiptInfoJSON: String?
+    /// `pending_renewal_info` as JSON text, when present.
+    let pendingRenewalInfoJSON: String?
+    /// Whether an entry is an auto-renewable's (has `expires_date_ms`): Apple answers its subscription parts only
+    /// to a call with the shared secret.
+    let holdsAutoRenewables: Bool
     /// `is_retryable`, when present.
     let isRetryable: Bool?
     /// Extra wait for every call of this receipt.
@@ -34,6 +39,8 @@ struct DecodedReceipt: Sendable {
         bundleIDLiteral = Self.jsonText(fields["bundle_id"] as? String ?? SyntheticReceipt.defaultBundleID)
         inAppJSON = Self.jsonText(fields["in_app"] ?? [Any]())
         latestReceiptInfoJSON = fields["latest_receipt_info"].map(Self.jsonText)
+        pendingRenewalInfoJSON = fields["pending_renewal_info"].map(Self.jsonText)
+        holdsAutoRenewables = (inAppJSON + (latestReceiptInfoJSON ?? "")).contains("\"expires_date_ms\"")
         isRetryable = fields["is_retryable"] as? Bool
         delayMilliseconds = max(0, fields["delay_ms"] as? Int ?? 0)
         script = (fields["script"] as? [Any] ?? []).map(ScriptStep.init(jsonObject:))

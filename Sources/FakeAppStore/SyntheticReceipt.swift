@@ -12,6 +12,8 @@ import Foundation
 ///   "bundle_id": "com.example.game",
 ///   "in_app": [ ... ],            // copied verbatim as receipt.in_app (any JSON)
 ///   "latest_receipt_info": [...], // copied verbatim to the top level when present
+///   "pending_renewal_info": [...], // likewise; both left out for a call without `password` when an
+///                                  // entry is an auto-renewable's (has `expires_date_ms`)
 ///   "is_retryable": true,         // copied to the top level when present
 ///   "delay_ms": 0,                // extra wait for every call of this receipt
 ///   "script": [ step, ... ]       // call n (0-based, per receipt-data string, both paths) uses script[n]
@@ -48,6 +50,8 @@ package struct SyntheticReceipt: Codable, Sendable, Equatable {
     package var inApp: [SyntheticTransaction]?
     /// Purchases answered as the top-level `latest_receipt_info`.
     package var latestReceiptInfo: [SyntheticTransaction]?
+    /// Answered as the top-level `pending_renewal_info`.
+    package var pendingRenewalInfo: [SyntheticRenewalInfo]?
     /// Answered as the top-level `is_retryable`.
     package var isRetryable: Bool?
     /// Extra wait, in milliseconds, before every answer for this receipt.
@@ -62,6 +66,7 @@ package struct SyntheticReceipt: Codable, Sendable, Equatable {
         bundleID: String? = nil,
         inApp: [SyntheticTransaction]? = nil,
         latestReceiptInfo: [SyntheticTransaction]? = nil,
+        pendingRenewalInfo: [SyntheticRenewalInfo]? = nil,
         isRetryable: Bool? = nil,
         delayMilliseconds: Int? = nil,
         script: [ScriptStep]? = nil
@@ -71,6 +76,7 @@ package struct SyntheticReceipt: Codable, Sendable, Equatable {
         self.bundleID = bundleID
         self.inApp = inApp
         self.latestReceiptInfo = latestReceiptInfo
+        self.pendingRenewalInfo = pendingRenewalInfo
         self.isRetryable = isRetryable
         self.delayMilliseconds = delayMilliseconds
         self.script = script
@@ -96,6 +102,7 @@ package struct SyntheticReceipt: Codable, Sendable, Equatable {
         case bundleID = "bundle_id"
         case inApp = "in_app"
         case latestReceiptInfo = "latest_receipt_info"
+        case pendingRenewalInfo = "pending_renewal_info"
         case isRetryable = "is_retryable"
         case delayMilliseconds = "delay_ms"
         case script

@@ -16,6 +16,18 @@ package struct SyntheticTransaction: Codable, Sendable, Equatable {
     package var purchaseDateMilliseconds: String
     /// Apple's `cancellation_date_ms`; present only for refunded purchases.
     package var cancellationDateMilliseconds: String?
+    /// An auto-renewable's `expires_date_ms`: the end of the period it paid.
+    package var expiresDateMilliseconds: String?
+    /// An auto-renewable's `subscription_group_identifier`.
+    package var subscriptionGroupIdentifier: String?
+    /// An auto-renewable's `web_order_line_item_id`.
+    package var webOrderLineItemID: String?
+    /// `is_trial_period`: `"true"` for a free trial's period.
+    package var isTrialPeriod: String?
+    /// `is_upgraded`: `"true"` for a period an upgrade replaced.
+    package var isUpgraded: String?
+    /// `in_app_ownership_type`: `PURCHASED` or `FAMILY_SHARED`.
+    package var inAppOwnershipType: String?
 
     /// Creates a transaction; the original id defaults to the transaction's own id.
     package init(
@@ -41,5 +53,11 @@ package struct SyntheticTransaction: Codable, Sendable, Equatable {
         case quantity
         case purchaseDateMilliseconds = "purchase_date_ms"
         case cancellationDateMilliseconds = "cancellation_date_ms"
+        case expiresDateMilliseconds = "expires_date_ms"
+        case subscriptionGroupIdentifier = "subscription_group_identifier"
+        case webOrderLineItemID = "web_order_line_item_id"
+        case isTrialPeriod = "is_trial_period"
+        case isUpgraded = "is_upgraded"
+        case inAppOwnershipType = "in_app_ownership_type"
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import ReceiptdCore
@@ -65,5 +66,39 @@ import Testing
             }
             _ = try? AppleResponseParser.parse(bytes)
         }
+    }
+
+    @Test func anAutoRenewablesEntriesCarryTheSubscriptionItsRenewalInfoSays() throws {
+        let now = Date(timeIntervalSince1970: 1_700_000_100)
+        let response = try AppleResponseParser.parse(
+            Array(
+                """
+                {"status":0,"environment":"Production","receipt":{"bundle_id":"b","request_date_ms":"1700000050000",
+                 "in_app":[]},
+                 "latest_receipt_info":[
+                  {"transaction_id":"10","original_transaction_id":"10","product_id":"vip","purchase_date_ms":"1699990000000",
+                   "expires_date_ms":"1699995000000","is_trial_period":"true","subscription_group_identifier":"g"},
+                  {"transaction_id":"11","original_transaction_id":"10","product_id":"vip","purchase_date_ms":"1699995000000",
+                   "expires_date_ms":"1700000000000","is_trial_period":"false","in_app_ownership_type":"FAMILY_SHARED"},
+                  {"transaction_id":"20","product_id":"gems","purchase_date_ms":"1699995000000"}],
+                 "pending_renewal_info":[{"original_transaction_id":"10","auto_renew_product_id":"vip_gold",
+                   "auto_renew_status":"0","is_in_billing_retry_period":"1","grace_period_expires_date_ms":"1700000200000"}]}
+                """.utf8
+            ),
+            now: now
+        )
+        let entries = response.allTransactions
+        #expect(entries.map(\.details.storeKind) == [.autoRenewable, .autoRenewable, nil])
+        // A free trial's period costs nothing (it earns no trust); a shared one is Family Sharing's.
+        #expect(entries.map(\.details.priceMilliunits) == [0, nil, nil])
+        #expect(entries[1].details.isFamilyShared)
+        #expect(entries[2].subscription == nil)
+        let latest = try #require(entries[1].subscription)
+        // The period ended, Apple retries the payment and its grace period runs: entitled until the grace ends.
+        #expect(latest.subscriptionID == "apple:10" && latest.state == .gracePeriod)
+        #expect(latest.entitledUntil == Date(timeIntervalSince1970: 1_700_000_200))
+        #expect(latest.renewsTo == "vip_gold" && !latest.autoRenew && latest.ownership == "family_shared")
+        #expect(latest.storeTime == Date(timeIntervalSince1970: 1_700_000_050))
+        #expect(entries[0].subscription?.groupID == "g" && entries[0].subscription?.expiresAt != latest.expiresAt)
     }
 }

@@ -271,6 +271,76 @@ import Testing
         }
     }
 
+    /// A period of `original`'s subscription, as a receipt lists it.
+    private func period(_ id: String, of original: String, at offset: Int64) -> VerifiedPurchase {
+        var period = entry(id, original: original, product: "vip", at: offset)
+        period.subscription = SubscriptionSnapshot(
+            subscriptionID: "apple:" + original,
+            store: .apple,
+            productID: "vip",
+            state: .active,
+            entitledUntil: nil,
+            expiresAt: nil,
+            autoRenew: true,
+            environment: "Production",
+            latestTransactionID: id,
+            storeTime: Date()
+        )
+        return period
+    }
+
+    @Test func laterPeriodsThatPayNoOrderAreEachTheirOwnRenewalOrder() {
+        let periods = [
+            period("10", of: "10", at: 1000), period("11", of: "10", at: 2000), period("12", of: "10", at: 3000),
+        ]
+        let plan = planner.plan(
+            periods,
+            for: "u1",
+            order: order(product: "vip", checkout: created),
+            otherOpenOrders: [],
+            alreadyDelivered: []
+        )
+        #expect(plan.deliveries.map(\.orderID) == ["o1", "renewal:11", "renewal:12"])
+        #expect(
+            plan.renewalOrders == [
+                .init(orderID: "renewal:11", productID: "vip"), .init(orderID: "renewal:12", productID: "vip"),
+            ]
+        )
+        #expect(plan.orderResults.map(\.outcome) == [.full, .full, .full] && plan.unclaimed.isEmpty)
+        #expect(plan.newOwners.map(\.transactionID) == ["10"])
+
+        // Known to be the user's, a period the ledger lacks after one it holds is a renewal order even when no order
+        // is paid; another user's subscription, one nobody owns, or periods before the first the ledger holds (an
+        // older system's) make none.
+        for (owners, delivered, renewals) in [
+            (["10": "u1"], ["10", "11"], ["renewal:12"]), (["10": "u2"], ["10", "11"], []), ([:], ["10", "11"], []),
+            (["10": "u1"], ["12"], []),
+        ] {
+            let later = planner.plan(
+                periods,
+                for: "u1",
+                order: order(),
+                otherOpenOrders: [],
+                alreadyDelivered: Set(delivered),
+                firstOwners: owners
+            )
+            #expect(later.renewalOrders.map(\.orderID) == renewals, "\(owners) \(delivered)")
+        }
+    }
+
+    @Test func aRenewalOrderIsPaidByItsOwnPeriodAlone() {
+        let plan = planner.plan(
+            [period("10", of: "10", at: 1000), period("11", of: "10", at: 2000), period("12", of: "10", at: 3000)],
+            for: "u1",
+            order: order("renewal:12", product: "vip"),
+            otherOpenOrders: [],
+            alreadyDelivered: ["10"],
+            firstOwners: ["10": "u1"]
+        )
+        #expect(plan.deliveries.map(\.orderID) == ["renewal:12", "renewal:11"])
+        #expect(plan.deliveries.map(\.transactionID) == ["12", "11"])
+    }
+
     @Test func renewalsOfOnePurchaseRecordOneOwner() {
         let plan = planner.plan(
             response([entry("11", original: "10"), entry("12", original: "10", at: 2000)]).allTransactions,

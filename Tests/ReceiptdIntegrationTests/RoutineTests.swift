@@ -34,6 +34,7 @@ import Testing
         "notify_revoked()": [],
         "enqueue_notified_charge(text, text)": ["receiptd_worker"],
         "enqueue_subscription_period(text, text, text, text)": ["receiptd_worker"],
+        "open_renewal_orders(jsonb)": ["receiptd_worker"],
         "subscription_read_due(text, timestamp with time zone)": ["receiptd_worker"],
         "webhook_subscription_changed()": [],
         "enqueue_notified_google_purchase(text, text)": ["receiptd_worker"],

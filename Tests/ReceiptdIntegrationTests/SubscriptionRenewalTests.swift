@@ -411,7 +411,10 @@ import Testing
                 try await f.waitUntilSettled()
             }
             #expect(try await f.value("SELECT count(*) FROM iap.orders WHERE order_id = 'renewal:7100001'") == "1")
-            #expect(f.standIn.recordedServerAPIRequests().filter { $0.endpoint == .subscriptionStatuses }.count == 2)
+            #expect(
+                f.standIn.recordedServerAPIRequests().filter { $0.endpoint == .subscriptionStatuses }.count == 2,
+                "\(f.standIn.recordedServerAPIRequests().map { ($0.endpoint, $0.transactionID) })"
+            )
             #expect(try await subscription(f, "7100")["latest_transaction_id"] == "7100001")
         }
     }

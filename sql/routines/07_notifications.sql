@@ -449,6 +449,18 @@ $$;
 -- `renewal:<transaction_id>`, for the subscription's player, fed the period's signed transaction as a client's input
 -- is (iap.enqueue_notified), so the normal job path verifies it and the ledger delivers it once. NULL when the
 -- subscription is not known (its first period is the checkout's) or the ledger already holds the transaction.
+-- Later periods a settle found in a receipt (which lists every period of a subscription) and delivers in the same
+-- transaction: each its own order renewal:<transaction_id> for the subscription's player, as
+-- enqueue_subscription_period makes one, with no job. Only renewal orders, and never over an existing order.
+CREATE OR REPLACE FUNCTION iap.open_renewal_orders(orders jsonb) RETURNS void
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+    INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
+    SELECT r.order_id, r.user_id, r.product_id, 1
+    FROM jsonb_to_recordset(orders) AS r(order_id text, user_id text, product_id text)
+    WHERE r.order_id LIKE 'renewal:%'
+    ON CONFLICT (order_id) DO NOTHING
+$$;
+
 CREATE OR REPLACE FUNCTION iap.enqueue_subscription_period(subscription_id text, transaction_id text, product_id text,
                                                            transaction text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$

@@ -75,7 +75,7 @@ BEGIN
         -- A subscription's later period is its own order, enqueued the same way; every write of a subscription
         -- says when it is next read again.
         GRANT EXECUTE ON FUNCTION iap.enqueue_subscription_period(text, text, text, text),
-            iap.subscription_read_due(text, timestamptz) TO receiptd_worker;
+            iap.open_renewal_orders(jsonb), iap.subscription_read_due(text, timestamptz) TO receiptd_worker;
         -- A ONE_TIME_PRODUCT_PURCHASED an order matches is enqueued as a client's token would be.
         GRANT EXECUTE ON FUNCTION iap.enqueue_notified_google_purchase(text, text) TO receiptd_worker;
         GRANT EXECUTE ON FUNCTION iap.revoke_refunded_units(text[]) TO receiptd_worker;

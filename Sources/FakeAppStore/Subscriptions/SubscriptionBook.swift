@@ -43,6 +43,16 @@ final class SubscriptionBook: Sendable {
         state.withLock { $0.subscriptions[original]?.transactions ?? [] }
     }
 
+    /// Every transaction of the subscription `original` and its renewal info at `now`; nil for an unknown one.
+    func receiptParts(
+        of original: String,
+        now: Int64
+    ) -> (transactions: [SignedTransactionPayload], renewal: RenewalInfoPayload)? {
+        state.withLock { state in
+            state.subscriptions[original].map { ($0.transactions, $0.renewalInfo(now: now)) }
+        }
+    }
+
     /// The steps the next Get All Subscription Statuses calls get, one a call.
     func script(_ steps: [ScriptStep]) {
         state.withLock { $0.script = steps }

@@ -34,6 +34,17 @@ struct LedgerView {
             alreadyDelivered: deliveredIDs,
             firstOwners: owners
         )
+        for renewal in plan.renewalOrders {
+            orders[renewal.orderID] = (
+                answer.job.userID,
+                OrderSnapshot(
+                    orderID: renewal.orderID,
+                    productID: renewal.productID,
+                    quantity: 1,
+                    createdAtMilliseconds: Int64(Date().timeIntervalSince1970 * 1000)
+                )
+            )
+        }
         for result in plan.orderResults {
             orders[result.orderID]?.snapshot.deliveredQuantity = result.deliveredQuantity
         }

@@ -237,7 +237,7 @@ extension PostgresJobQueue: NotificationProcessing {
         environment: String?,
         requestRead: Bool,
         in session: DatabaseSession
-    ) throws -> (NotificationResult, String?) {
+    ) throws -> (NotificationResult?, String?) {
         guard let jws, let signed = verifiedTransaction(jws) else {
             return (.failed, "subscription news without a readable data.signedTransactionInfo")
         }
@@ -258,21 +258,51 @@ extension PostgresJobQueue: NotificationProcessing {
         if record.known {
             return (try enqueueSubscriptionPeriod(signed, jws: jws, in: session) ? .periodEnqueued : news, nil)
         }
+        // A renewal of a subscription the ledger does not know yet (its first period still on its way) waits for it:
+        // it must never pay the checkout order that first period is for. After a day it is an unclaimed payment.
+        if signed.period?.reason == "RENEWAL" {
+            let waited = Date().timeIntervalSince(signed.signedDate)
+            if waited < renewalWaitLimit.seconds {
+                _ = try session.execute(
+                    notificationSQL.markDeferred,
+                    [
+                        id, min(max(waited / 4, 5), 900),
+                        "a renewal of a subscription whose first period the ledger does not hold yet: waiting for it",
+                    ]
+                )
+                return (nil, nil)
+            }
+            return try settleCharge(
+                transaction,
+                jws: jws,
+                id: id,
+                environment: environment,
+                orderless: true,
+                in: session
+            )
+        }
         return try settleCharge(transaction, jws: jws, id: id, environment: environment, in: session)
     }
 
+    /// How long a renewal of a subscription the ledger does not know waits for its first period.
+    static let renewalWaitLimit: Duration = .seconds(86_400)
+
     /// A purchase Apple reported itself: already delivered, enqueued for the order its token and product match
-    /// (oldest checkout first), or recorded as an unclaimed payment.
+    /// (oldest checkout first; never when `orderless`), or recorded as an unclaimed payment.
     private static func settleCharge(
         _ transaction: NotifiedTransaction,
         jws: String?,
         id: Int64,
         environment: String?,
+        orderless: Bool = false,
         in session: DatabaseSession
     ) throws -> (NotificationResult, String?) {
         let found = try session.execute(
             notificationSQL.chargeOrder,
-            [transaction.transactionID, transaction.appAccountToken?.uuidString, transaction.productID]
+            [
+                transaction.transactionID, orderless ? String?.none : transaction.appAccountToken?.uuidString,
+                transaction.productID,
+            ]
         ).first
         if found?["delivered"] == "t" { return (.chargeAlreadyDelivered, nil) }
         if let order = found?["order_id"] {

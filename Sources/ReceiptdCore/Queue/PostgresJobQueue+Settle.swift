@@ -151,7 +151,21 @@ extension PostgresJobQueue {
             try session.execute("ROLLBACK")
             return results
         }
-        let writes =
+        // Later periods a receipt listed are delivered to orders of their own, which exist before their rows.
+        var writes: [SQLStatement] = []
+        appendRows(
+            openRenewalOrders,
+            settled.flatMap { answer, plan in
+                plan.renewalOrders.map {
+                    [
+                        ("order_id", .string($0.orderID)), ("user_id", .string(answer.job.userID)),
+                        ("product_id", .string($0.productID)),
+                    ]
+                }
+            },
+            to: &writes
+        )
+        writes +=
             [
                 settleStatement(
                     settled,
@@ -290,10 +304,12 @@ extension PostgresJobQueue {
         writes.append(SQLStatement(sql, [JSONText.rows(rows)]))
     }
 
-    /// The subscriptions the batch's delivered periods say, each once (its newest news), with the player and the
-    /// order of the period that brought it.
+    /// The subscriptions the batch's delivered periods say, each once (its newest news: the latest store time, then
+    /// the latest period, as a receipt says every period at once), with the player and the order of its earliest
+    /// period delivered (the checkout, for a subscription this batch starts).
     private static func subscriptionRows(_ settled: [(VerifiedAnswer, DeliveryPlan)]) -> [[(String, JSONText.Value)]] {
         var newest: [String: (SubscriptionSnapshot, String, String)] = [:]
+        var earliest: [String: (Int64, String)] = [:]
         // Only an answer's transactions that carry a subscription are looked for among its deliveries: a batch of
         // anything else costs one pass over its transactions.
         for (answer, plan) in settled {
@@ -301,10 +317,20 @@ extension PostgresJobQueue {
                 guard let snapshot = purchase.subscription,
                     let delivery = plan.deliveries.first(where: { $0.transactionID == purchase.transactionID })
                 else { continue }
-                if let known = newest[snapshot.subscriptionID], known.0.storeTime > snapshot.storeTime { continue }
-                newest[snapshot.subscriptionID] = (snapshot, answer.job.userID, delivery.orderID)
+                let id = snapshot.subscriptionID
+                if earliest[id].map({ $0.0 > delivery.purchaseDateMilliseconds }) ?? true {
+                    earliest[id] = (delivery.purchaseDateMilliseconds, delivery.orderID)
+                }
+                if let known = newest[id]?.0,
+                    (known.storeTime, known.expiresAt ?? .distantPast)
+                        > (snapshot.storeTime, snapshot.expiresAt ?? .distantPast)
+                {
+                    continue
+                }
+                newest[id] = (snapshot, answer.job.userID, earliest[id]!.1)
             }
         }
+        for (id, first) in earliest { newest[id]?.2 = first.1 }
         return newest.keys.sorted().compactMap { newest[$0] }.map { snapshot, user, order in
             [
                 ("subscription_id", .string(snapshot.subscriptionID)), ("store", .string(snapshot.store.rawValue)),

@@ -20,6 +20,9 @@ extension PostgresJobQueue {
         SELECT pg_notify('iap_job_cancel', closed.id::text) FROM closed WHERE closed.state = '\(JobState.running.rawValue)'
         """
 
+    /// The renewal orders of later periods a batch delivers (`iap.open_renewal_orders`).
+    static let openRenewalOrders = "SELECT iap.open_renewal_orders($1::jsonb)"
+
     /// Verified purchases that paid no order, once each, unless bought before `$2` (`RECEIPTD_UNCLAIMED_SINCE`;
     /// NULL: when this database was first migrated), which an older system is taken to have delivered.
     static let recordUnclaimed = """

@@ -34,13 +34,36 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         RETURNING s.subscription_id, s.environment, s.read_attempts
         """
 
-    /// One transaction: each item's news, each missing period's order, then the row's next read from its state.
-    package func recordSubscriptionRead(_ owed: OwedSubscriptionRead, items: [SubscriptionReadItem]) async throws -> Int
-    {
+    /// One indexed probe per id: the ledger's row, else the period's renewal order.
+    package func periodsLacking(_ transactionIDs: [String]) async throws -> Set<String> {
+        guard !transactionIDs.isEmpty else { return [] }
+        let rows = try await pool.execute(
+            """
+            SELECT t.id FROM jsonb_array_elements_text($1::jsonb) AS t(id)
+            WHERE NOT EXISTS (SELECT 1 FROM iap.deliveries d WHERE d.store = 'apple' AND d.transaction_id = t.id)
+              AND NOT EXISTS (SELECT 1 FROM iap.orders o WHERE o.order_id = 'renewal:' || t.id)
+            """,
+            [JSONText.array(transactionIDs)]
+        )
+        return Set(try rows.namedRows.map { try $0.string("id") })
+    }
+
+    /// One transaction: the earlier periods' orders, each item's news, each missing period's order, then the row's
+    /// next read from its state.
+    package func recordSubscriptionRead(
+        _ owed: OwedSubscriptionRead,
+        items: [SubscriptionReadItem],
+        earlierPeriods: [SubscriptionReadItem] = []
+    ) async throws -> Int {
         try await pool.withSession { session in
             try session.rollingBack { session in
                 _ = try session.execute("BEGIN")
                 var enqueued = 0
+                for period in earlierPeriods
+                where try Self.enqueueSubscriptionPeriod(period.transaction, jws: period.signedTransaction, in: session)
+                {
+                    enqueued += 1
+                }
                 for item in items {
                     guard let snapshot = item.snapshot else { continue }
                     let record = try Self.recordSubscriptionNews(

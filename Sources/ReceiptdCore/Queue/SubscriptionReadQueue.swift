@@ -34,9 +34,16 @@ package struct SubscriptionReadItem: Sendable {
 package protocol SubscriptionReadQueue: Sendable {
     /// Claims one due subscription no other daemon holds, for `lease`, counting the try; nil when none is due.
     func claimSubscriptionRead(lease: Duration) async throws -> OwedSubscriptionRead?
+    /// The transactions among `transactionIDs` the ledger lacks and no renewal order waits for.
+    func periodsLacking(_ transactionIDs: [String]) async throws -> Set<String>
     /// Writes what the store said (each subscription's news, each period the ledger lacks enqueued as its own
-    /// order) and when the subscription is next read, releasing it; returns how many periods were enqueued.
-    func recordSubscriptionRead(_ owed: OwedSubscriptionRead, items: [SubscriptionReadItem]) async throws -> Int
+    /// order, `earlierPeriods` first: periods between the ledger's and the latest, found in the history) and when the
+    /// subscription is next read, releasing it; returns how many periods were enqueued.
+    func recordSubscriptionRead(
+        _ owed: OwedSubscriptionRead,
+        items: [SubscriptionReadItem],
+        earlierPeriods: [SubscriptionReadItem]
+    ) async throws -> Int
     /// A transient failure (or no Server API slot free, `counted` false): due again after `delay`.
     func retrySubscriptionRead(_ owed: OwedSubscriptionRead, after delay: Duration, error: String?) async throws
     /// The store refused the read for good: not read again until new news asks, with why.

@@ -53,6 +53,18 @@ package struct DeliveryPlan: Sendable, Equatable {
     /// (`RECEIPTD_SUBSCRIPTION_RESTORE=transfer`).
     package var transfers: [Transfer] = []
 
+    /// Orders this plan creates: later periods of the user's subscriptions that paid no order, each its own
+    /// `renewal:<transaction_id>`, delivered by this plan.
+    package var renewalOrders: [RenewalOrder] = []
+
+    /// An order a subscription's later period makes.
+    package struct RenewalOrder: Sendable, Equatable {
+        /// `renewal:<transaction_id>`.
+        package var orderID: String
+        /// The period's product.
+        package var productID: String
+    }
+
     /// A subscription moving to the input's user.
     package struct Transfer: Sendable, Equatable {
         /// `apple:<originalTransactionId>`.

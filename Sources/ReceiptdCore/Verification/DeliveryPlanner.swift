@@ -107,6 +107,16 @@ package struct DeliveryPlanner: Sendable {
                 )
             }
         }
+        let renewals = renewalDeliveries(
+            from: &available,
+            among: entries,
+            for: user,
+            paid: deliveries,
+            alreadyDelivered: alreadyDelivered,
+            firstOwners: firstOwners
+        )
+        deliveries += renewals
+        results += renewals.map { .init(orderID: $0.orderID, deliveredQuantity: $0.quantity, outcome: .full) }
         var owned = Set(firstOwners.keys)
         let shared = Set(entries.filter(\.details.isFamilyShared).map(\.transactionID))
         let newOwners = deliveries.filter {
@@ -126,8 +136,63 @@ package struct DeliveryPlanner: Sendable {
                 ? restored.compactMap { restore in
                     entries.first { $0.originalTransactionID == restore.originalTransactionID }?.subscription
                         .map { DeliveryPlan.Transfer(subscriptionID: $0.subscriptionID, from: restore.ownerUserID) }
-                } : []
+                } : [],
+            renewalOrders: renewals.map { renewal in
+                DeliveryPlan.RenewalOrder(
+                    orderID: renewal.orderID,
+                    productID: entries.first { $0.transactionID == renewal.transactionID }?.productID ?? ""
+                )
+            }
         )
+    }
+
+    /// The order every later period of a subscription is: `renewal:<transaction_id>`, paid by that period alone.
+    package static func renewalOrderID(of transactionID: String) -> String { renewalPrefix + transactionID }
+
+    private static let renewalPrefix = "renewal:"
+
+    /// The periods of `user`'s subscriptions that paid no order (a receipt lists every period of a subscription):
+    /// each becomes its own renewal order, delivered here. A period is one when an earlier period of its
+    /// subscription in the same answer is delivered (in the ledger, or by this plan) and the subscription is the
+    /// user's (the ledger's first owner, or this plan's). Periods before the first the ledger knows (bought before
+    /// receiptd, which an older system delivered) stay as they are.
+    private func renewalDeliveries(
+        from available: inout [VerifiedPurchase],
+        among entries: [VerifiedPurchase],
+        for user: String,
+        paid: [DeliveryPlan.Delivery],
+        alreadyDelivered: Set<String>,
+        firstOwners: [String: String]
+    ) -> [DeliveryPlan.Delivery] {
+        guard available.contains(where: { $0.subscription != nil }) else { return [] }
+        let paidIDs = Set(paid.map(\.transactionID))
+        // The earliest delivered period of each subscription the user holds.
+        var anchors: [String: Int64] = [:]
+        for entry in entries where entry.subscription != nil {
+            guard let purchased = entry.purchaseDateMilliseconds else { continue }
+            let original = entry.originalTransactionID
+            let delivered =
+                paidIDs.contains(entry.transactionID)
+                || (alreadyDelivered.contains(entry.transactionID) && firstOwners[original] == user)
+            if delivered, anchors[original].map({ purchased < $0 }) ?? true { anchors[original] = purchased }
+        }
+        var renewals: [DeliveryPlan.Delivery] = []
+        available.removeAll { entry in
+            guard entry.subscription != nil, let anchor = anchors[entry.originalTransactionID],
+                anchor < entry.purchaseDateMilliseconds!
+            else { return false }
+            renewals.append(
+                .init(
+                    transactionID: entry.transactionID,
+                    originalTransactionID: entry.originalTransactionID,
+                    orderID: Self.renewalOrderID(of: entry.transactionID),
+                    quantity: entry.quantity!,
+                    purchaseDateMilliseconds: entry.purchaseDateMilliseconds!
+                )
+            )
+            return true
+        }
+        return renewals
     }
 
     /// Whether `entry` carries what ties it to `order`'s account: the order's app account token when it has one
@@ -147,8 +212,11 @@ package struct DeliveryPlanner: Sendable {
         var index = available.startIndex
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
+            // A renewal order is paid by its own period alone.
+            let renewal = order.orderID.hasPrefix(Self.renewalPrefix)
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                Self.carriesToken(of: order, entry)
+                Self.carriesToken(of: order, entry),
+                !renewal || order.orderID == Self.renewalOrderID(of: entry.transactionID)
             else {
                 index += 1
                 continue

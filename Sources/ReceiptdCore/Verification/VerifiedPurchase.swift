@@ -76,6 +76,7 @@ package struct VerifiedPurchase: Sendable, Equatable {
     /// whichever comes first.
     mutating func merge(_ copy: VerifiedPurchase) {
         isCancelled = isCancelled || copy.isCancelled
+        subscription = subscription ?? copy.subscription
         let differences: [(String, Bool)] = [
             ("original_transaction_id", originalTransactionID != copy.originalTransactionID),
             ("product_id", productID != copy.productID),

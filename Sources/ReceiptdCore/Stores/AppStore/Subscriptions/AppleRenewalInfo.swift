@@ -23,6 +23,29 @@ package struct AppleRenewalInfo: Sendable, Equatable {
     /// `signedDate`.
     package var signedDate: Date
 
+    /// Creates renewal info from what a store said another way (verifyReceipt's `pending_renewal_info`).
+    package init(
+        originalTransactionID: String,
+        productID: String? = nil,
+        autoRenewProductID: String? = nil,
+        autoRenews: Bool = true,
+        isInBillingRetry: Bool = false,
+        gracePeriodExpires: Date? = nil,
+        expirationIntent: Int? = nil,
+        environment: String? = nil,
+        signedDate: Date
+    ) {
+        self.originalTransactionID = originalTransactionID
+        self.productID = productID
+        self.autoRenewProductID = autoRenewProductID
+        self.autoRenews = autoRenews
+        self.isInBillingRetry = isInBillingRetry
+        self.gracePeriodExpires = gracePeriodExpires
+        self.expirationIntent = expirationIntent
+        self.environment = environment
+        self.signedDate = signedDate
+    }
+
     /// Reads a verified payload.
     package init(json: Data) throws(SignedTransaction.FormatError) {
         guard let object = try? JSONSerialization.jsonObject(with: json), let fields = object as? [String: Any] else {

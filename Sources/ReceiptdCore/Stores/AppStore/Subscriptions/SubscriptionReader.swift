@@ -81,7 +81,15 @@ package final class SubscriptionReader: Service {
             case .found(let body):
                 do {
                     let items = try await self.items(in: body)
-                    let enqueued = try await queue.recordSubscriptionRead(owed, items: items)
+                    let earlier: [SubscriptionReadItem]
+                    switch try await earlierPeriods(owed, before: items, client: client) {
+                    case .found(let periods):
+                        earlier = periods
+                    case .later(let delay, let reason):
+                        try await retry(owed, reason: reason, notBefore: delay, metadata: metadata)
+                        return
+                    }
+                    let enqueued = try await queue.recordSubscriptionRead(owed, items: items, earlierPeriods: earlier)
                     metrics.recordSubscriptionRead(result: enqueued > 0 ? "periods_found" : "read")
                     if enqueued > 0 {
                         logger.notice(
@@ -129,6 +137,90 @@ package final class SubscriptionReader: Service {
                 LogKey.error: "\(reason)", "next": "in \(String(format: "%.1f", delay.seconds)) s",
             ]) { $1 }
         )
+    }
+
+    /// What the history says of the periods before the latest.
+    private enum EarlierPeriods {
+        /// The periods the ledger lacks, oldest first (none when the latest is no renewal the ledger lacks).
+        case found([SubscriptionReadItem])
+        /// The history could not be read now: the whole read is tried again.
+        case later(Duration?, String)
+    }
+
+    /// When the latest period is a renewal the ledger lacks, earlier ones may be missing too (two renewals whose
+    /// notifications were lost): Get Transaction History, oldest first, names every period of the subscription, and
+    /// those between the ledger's and the latest that the ledger lacks are enqueued with it. The first period is
+    /// its checkout's, never made a renewal order here.
+    private func earlierPeriods(
+        _ owed: OwedSubscriptionRead,
+        before items: [SubscriptionReadItem],
+        client: ServerAPIClient
+    ) async throws -> EarlierPeriods {
+        let renewals = items.filter {
+            $0.snapshot != nil && $0.transaction.transactionID != owed.originalTransactionID
+                && $0.transaction.revocationDateMilliseconds == nil
+        }
+        guard let latest = renewals.first,
+            !(try await queue.periodsLacking(renewals.map(\.transaction.transactionID))).isEmpty
+        else { return .found([]) }
+        var candidates: [SubscriptionReadItem] = []
+        var revision: String? = nil
+        for _ in 0..<ServerAPIClient.historyPageLimit {
+            let outcome = await client.get(
+                owed.environment,
+                path: ServerAPIClient.historyPath(owed.originalTransactionID, revision: revision)
+            )
+            let body: Data
+            switch outcome.answer {
+            case .found(let found): body = found
+            case .verdict(.postpone(let delay, _)): return .later(delay, "Get Transaction History: no slot free")
+            case .verdict(.retry(let failure)): return .later(failure.notBefore, failure.reason)
+            case .verdict:
+                // Refused for good: the latest period is still enqueued; the earlier ones wait for their news.
+                logger.warning(
+                    "Get Transaction History refused a subscription's history; only its latest period is read",
+                    metadata: ["subscription": "\(owed.subscriptionID)"]
+                )
+                return .found([])
+            }
+            guard let page = try? JSONDecoder().decode(HistoryPage.self, from: body) else {
+                return .later(nil, "Get Transaction History: the answer is not its JSON")
+            }
+            for signed in page.signedTransactions {
+                let transaction: SignedTransaction
+                do {
+                    transaction = try await jws.verify(
+                        signed,
+                        noun: "signed transaction",
+                        read: { try SignedTransaction(json: $0) },
+                        signedDate: \.signedDate
+                    )
+                } catch {
+                    return .later(nil, "Get Transaction History: \(error)")
+                }
+                guard transaction.bundleID == bundleID,
+                    transaction.originalTransactionID == owed.originalTransactionID,
+                    transaction.transactionID != owed.originalTransactionID,
+                    let period = transaction.period, !period.isUpgraded,
+                    transaction.revocationDateMilliseconds == nil,
+                    (transaction.purchaseDateMilliseconds ?? .max) < (latest.transaction.purchaseDateMilliseconds ?? 0)
+                else { continue }
+                candidates.append(
+                    SubscriptionReadItem(transaction: transaction, signedTransaction: signed, snapshot: nil)
+                )
+            }
+            guard page.hasMore, let next = page.revision, !next.isEmpty else { break }
+            revision = next
+        }
+        let lacking = try await queue.periodsLacking(candidates.map(\.transaction.transactionID))
+        return .found(candidates.filter { lacking.contains($0.transaction.transactionID) })
+    }
+
+    /// Get Transaction History v2's page.
+    private struct HistoryPage: Decodable {
+        var revision: String?
+        var hasMore: Bool
+        var signedTransactions: [String]
     }
 
     /// An answer that is not what Apple sends: retried, as a garbled store answer always is.
