@@ -37,8 +37,11 @@ struct ReceiptVerifier: PurchaseVerifier {
     /// order waits as an unconfigured store's does rather than settle on half the truth.
     static func ordersAutoRenewable(_ job: ClaimedJob, in response: AppleVerifyResponse) -> Bool {
         guard response.status == 0 else { return false }
-        return response.allTransactions.contains {
-            $0.productID == job.order.productID && $0.details.storeKind == .autoRenewable
+        // Either copy of a transaction says its expiry: no need to merge them.
+        let isOrdered = { (entry: VerifiedPurchase) in
+            entry.details.storeKind == .autoRenewable && entry.productID == job.order.productID
         }
+        return response.receipt?.inApp?.contains(where: isOrdered) == true
+            || response.latestReceiptInfo?.contains(where: isOrdered) == true
     }
 }
