@@ -16,10 +16,10 @@ import Testing
         )
     }
 
-    @Test func aConsumableIsConsumedAndEveryOtherKindAcknowledged() {
+    @Test func aConsumableIsConsumedASubscriptionAcknowledgedAsOneAndEveryOtherKindAcknowledged() {
         #expect(GoogleFinalizeAction(kind: .consumable) == .consume)
         #expect(GoogleFinalizeAction(kind: .nonConsumable) == .acknowledge)
-        #expect(GoogleFinalizeAction(kind: .autoRenewable) == .acknowledge)
+        #expect(GoogleFinalizeAction(kind: .autoRenewable) == .acknowledgeSubscription)
         let owed = GoogleFinalization(purchaseToken: "t", productID: "p", action: .none, overdue: .seconds(1))
         #expect(owed.owed(for: nil) == nil)
         #expect(owed.owed(for: .consumable)?.action == .consume)

@@ -95,4 +95,58 @@ extension MigrationTests {
             )
         }
     }
+
+    /// A database as migration 24 left it, holding a Google purchase whose acknowledgement is owed and an App Store
+    /// subscription, upgrades to migration 25: the owed call stays owed, the subscription has no token, and a
+    /// subscription's acknowledgement and a Google subscription with its token can be written.
+    @Test func aDatabaseAtMigrationTwentyFourUpgradesToGoogleSubscriptions() async throws {
+        let database = try await Self.database(migratedTo: 24)
+        try await Fixture.with(database: database) { f in
+            try await f.script(
+                """
+                INSERT INTO iap.orders (order_id, user_id, product_id, quantity, delivered_quantity, outcome)
+                VALUES ('g-1', 'u1', 'sword', 1, 1, 'full');
+                INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action,
+                                                      overdue_at)
+                VALUES ('GPA.1', 'g-1', 'sword', 'tok-1', 'acknowledge', now() + interval '1 hour');
+                INSERT INTO iap.subscriptions (subscription_id, store, user_id, product_id, state, entitled_until,
+                                               expires_at, latest_transaction_id, store_time)
+                VALUES ('apple:8300', 'apple', 'u1', 'vip', 'active', now() + interval '1 day',
+                        now() + interval '1 day', '8300', now());
+                """
+            )
+            try await Migrator.migrate(f.connection)
+            #expect(
+                try await f.value("SELECT action || ':' || (done_at IS NULL) FROM iap.google_finalizations")
+                    == "acknowledge:true"
+            )
+            #expect(try await f.value("SELECT purchase_token FROM iap.subscriptions") == nil)
+            try await f.script(
+                """
+                INSERT INTO iap.orders (order_id, user_id, product_id, quantity, delivered_quantity, outcome)
+                VALUES ('g-2', 'u2', 'vip', 1, 1, 'full');
+                INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action,
+                                                      overdue_at)
+                VALUES ('GPA.2', 'g-2', 'vip', 'tok-2', 'acknowledge_subscription', now() + interval '1 hour');
+                INSERT INTO iap.subscriptions (subscription_id, store, user_id, product_id, state, entitled_until,
+                                               expires_at, latest_transaction_id, store_time, purchase_token)
+                VALUES ('google:GPA.2', 'google', 'u2', 'vip', 'active', now() + interval '1 day',
+                        now() + interval '1 day', 'GPA.2', now(), 'tok-2');
+                """
+            )
+            #expect(
+                try await f.value("SELECT subscription_id FROM iap.subscriptions WHERE purchase_token = 'tok-2'")
+                    == "google:GPA.2"
+            )
+            await #expect(throws: (any Error).self) {
+                try await f.connection.execute(
+                    """
+                    INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action,
+                                                          overdue_at)
+                    VALUES ('GPA.3', 'g-2', 'vip', 'tok-3', 'refund', now())
+                    """
+                )
+            }
+        }
+    }
 }

@@ -99,9 +99,14 @@ import Testing
             try await f.connection.execute(
                 "UPDATE iap.subscriptions SET state = 'billing_retry', entitled_until = NULL WHERE true"
             )
-            let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 1_000) }
+            // Each read returns what has arrived so far: read until both are in, or a read brings nothing.
+            var payloads: [String] = []
+            while payloads.count < 2 {
+                let notes = try await listener.withSession { try $0.waitForNotifications(timeoutMilliseconds: 2_000) }
+                if notes.isEmpty { break }
+                payloads += notes.filter { $0.channel == "iap_subscription" }.map(\.payload)
+            }
             await listener.close()
-            let payloads = notes.filter { $0.channel == "iap_subscription" }.map(\.payload)
             #expect(payloads.count == 2, "\(payloads)")
             let last = try #require(
                 try JSONSerialization.jsonObject(with: Data((payloads.last ?? "").utf8)) as? [String: String]

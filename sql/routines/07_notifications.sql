@@ -445,10 +445,6 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
     END
 $$;
 
--- A later period of a known subscription (a renewal, an upgrade's new period, an offer period): its own order,
--- `renewal:<transaction_id>`, for the subscription's player, fed the period's signed transaction as a client's input
--- is (iap.enqueue_notified), so the normal job path verifies it and the ledger delivers it once. NULL when the
--- subscription is not known (its first period is the checkout's) or the ledger already holds the transaction.
 -- Later periods a settle found in a receipt (which lists every period of a subscription) and delivers in the same
 -- transaction: each its own order renewal:<transaction_id> for the subscription's player, as
 -- enqueue_subscription_period makes one, with no job. Only renewal orders, and never over an existing order.
@@ -461,6 +457,10 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     ON CONFLICT (order_id) DO NOTHING
 $$;
 
+-- A later period of a known subscription (a renewal, an upgrade's new period, an offer period): its own order,
+-- `renewal:<transaction_id>`, for the subscription's player, fed the period's signed transaction as a client's input
+-- is (iap.enqueue_notified), so the normal job path verifies it and the ledger delivers it once. NULL when the
+-- subscription is not known (its first period is the checkout's) or the ledger already holds the transaction.
 CREATE OR REPLACE FUNCTION iap.enqueue_subscription_period(subscription_id text, transaction_id text, product_id text,
                                                            transaction text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
@@ -479,6 +479,8 @@ BEGIN
     INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
     VALUES (v_order, v_user, enqueue_subscription_period.product_id, 1)
     ON CONFLICT (order_id) DO NOTHING;
-    RETURN iap.enqueue_notified('enqueue_subscription_period', 'transaction', v_order,
+    -- Apple's period is verified by its signed transaction, Google's by the subscription's purchase token.
+    RETURN iap.enqueue_notified('enqueue_subscription_period',
+                                CASE v_store WHEN 'google' THEN 'google_purchase' ELSE 'transaction' END, v_order,
                                 enqueue_subscription_period.transaction);
 END $$;

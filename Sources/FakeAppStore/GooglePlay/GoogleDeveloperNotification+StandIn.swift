@@ -46,6 +46,23 @@ extension GoogleDeveloperNotification {
         return make(packageName, "pendingRefundReviewNotification", fields, eventTime: eventTime)
     }
 
+    /// A `subscriptionNotification` of type `type` (1 `SUBSCRIPTION_RECOVERED` … 20) about `token`'s subscription to
+    /// `productID`.
+    package static func subscription(
+        token: String,
+        productID: String,
+        type: Int,
+        packageName: String,
+        eventTime: Date = Date()
+    ) -> GoogleDeveloperNotification {
+        make(
+            packageName,
+            "subscriptionNotification",
+            ["version": "1.0", "notificationType": type, "purchaseToken": token, "subscriptionId": productID],
+            eventTime: eventTime
+        )
+    }
+
     /// `TEST`, as the Play Console's "Send test notification" sends it.
     package static func test(packageName: String) -> GoogleDeveloperNotification {
         make(packageName, "testNotification", ["version": "1.0"])

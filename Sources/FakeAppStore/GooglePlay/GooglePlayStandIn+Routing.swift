@@ -46,6 +46,22 @@ extension GooglePlayStandIn {
         {
             return purchase(package: segments[0], productID: nil, token: segments[4], authorization: authorization)
         }
+        if method == .GET, segments.count == 5, segments[1] == "purchases", segments[2] == "subscriptionsv2",
+            segments[3] == "tokens"
+        {
+            return subscription(package: segments[0], token: segments[4], authorization: authorization)
+        }
+        if method == .POST, segments.count == 6, segments[1] == "purchases", segments[2] == "subscriptions",
+            segments[4] == "tokens", segments[5].hasSuffix(":acknowledge")
+        {
+            return acknowledgeSubscription(
+                package: segments[0],
+                productID: segments[3],
+                token: String(segments[5].dropLast(":acknowledge".count)),
+                authorization: authorization,
+                body: body
+            )
+        }
         if method == .POST, segments.count == 3, segments[1] == "orders", segments[2].hasSuffix(":reviewrefund") {
             let orderID = String(segments[2].dropLast(":reviewrefund".count))
             return reviewRefund(package: segments[0], orderID: orderID, authorization: authorization, body: body)

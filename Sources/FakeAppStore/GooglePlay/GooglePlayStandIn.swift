@@ -36,6 +36,8 @@ package final class GooglePlayStandIn: Sendable {
     package let oidc = GoogleOIDCIssuer()
     let configuration: Configuration
     let ledger = GooglePlayLedger()
+    /// The subscriptions sold, by purchase token.
+    let subscriptionBook = GoogleSubscriptionBook()
     /// JWKS fetches so far, and the `max-age` they are served with.
     let jwksServing = Mutex((fetches: 0, maxAge: 3600))
     private let logger: Logger

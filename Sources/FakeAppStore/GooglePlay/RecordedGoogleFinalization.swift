@@ -1,6 +1,7 @@
 import Foundation
 
-/// An acknowledge or consume call the stand-in Google Play received, whatever it answered.
+/// An acknowledge or consume call (of a one-time product or a subscription) the stand-in Google Play received,
+/// whatever it answered.
 package struct RecordedGoogleFinalization: Sendable, Equatable {
     /// What was asked.
     package enum Action: String, Sendable {
@@ -8,6 +9,8 @@ package struct RecordedGoogleFinalization: Sendable, Equatable {
         case acknowledge
         /// `purchases.products.consume`.
         case consume
+        /// `purchases.subscriptions.acknowledge`.
+        case acknowledgeSubscription = "acknowledge_subscription"
     }
 
     /// The purchase token in the path.

@@ -23,6 +23,13 @@ extension ReceiptdSettings {
         google.packageName = reader.string("GOOGLE_PLAY_PACKAGE_NAME")
         google.apiURL = try reader.url("GOOGLE_PLAY_API_URL") ?? google.apiURL
         google.finalize = try reader.choice("GOOGLE_PLAY_FINALIZE", GoogleFinalizeAction.self) ?? google.finalize
+        // A subscription's acknowledgement follows from its kind, never from the setting.
+        if google.finalize == .acknowledgeSubscription {
+            throw ConfigurationError(
+                variable: "GOOGLE_PLAY_FINALIZE",
+                problem: "\"acknowledge_subscription\" is not one of acknowledge, consume, none"
+            )
+        }
         google.voidedInterval =
             try reader.duration("GOOGLE_PLAY_VOIDED_INTERVAL", maximum: Bounds.voidedInterval) ?? google.voidedInterval
         google.finalizeOverdue =

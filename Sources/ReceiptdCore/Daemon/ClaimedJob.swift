@@ -16,4 +16,7 @@ package struct ClaimedJob: Sendable, Equatable {
     package var userID: String
     /// When the job was enqueued, milliseconds since 1970: how long a pending Google purchase has waited.
     package var createdAtMilliseconds: Int64
+    /// For a Google Play purchase: its product's kind in the catalogue, which says whether its token is a
+    /// subscription's; nil when the product is not in it (or for the App Store).
+    package var productKind: ProductKind? = nil
 }

@@ -106,6 +106,7 @@ extension ReceiptDaemon {
             SubscriptionReader(
                 queue: queue,
                 client: serverAPI,
+                google: google,
                 jws: AppleJWSVerifier(roots: storeKit.trustedRoots),
                 bundleID: configuration.expectedBundleID,
                 backoff: configuration.backoff,

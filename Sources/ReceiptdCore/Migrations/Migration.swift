@@ -48,6 +48,11 @@ package struct Migration: Sendable {
             name: "subscription_transfers",
             bytes: PackageResources._024_subscription_transfers_sql
         ),
+        Migration(
+            version: 25,
+            name: "google_subscriptions",
+            bytes: PackageResources._025_google_subscriptions_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.

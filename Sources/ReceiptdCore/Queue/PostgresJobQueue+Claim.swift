@@ -26,7 +26,8 @@ extension PostgresJobQueue {
                 malformedCount: try row.int("malformed_count"),
                 order: try OrderSnapshot(row),
                 userID: try row.string("user_id"),
-                createdAtMilliseconds: Int64(try row.int("job_created_ms"))
+                createdAtMilliseconds: Int64(try row.int("job_created_ms")),
+                productKind: row["google_kind"].flatMap(ProductKind.init(rawValue:))
             )
         }
     }
@@ -56,7 +57,9 @@ extension PostgresJobQueue {
         WHERE j.id = ANY (ARRAY(SELECT id FROM due)) AND o.order_id = j.order_id
         RETURNING j.id, j.kind, j.receipt_data, (extract(epoch FROM j.created_at) * 1000)::bigint AS job_created_ms, j.attempts, j.malformed_count, o.order_id, o.user_id, o.product_id,
                   o.quantity, o.delivered_quantity, (extract(epoch FROM o.created_at) * 1000)::bigint AS created_ms,
-                  (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token, o.account_id
+                  (extract(epoch FROM o.checkout_at) * 1000)::bigint AS checkout_ms, o.app_account_token, o.account_id,
+                  (SELECT p.kind FROM iap.products p
+                   WHERE j.kind = 'google_purchase' AND p.store = 'google' AND p.product_id = o.product_id) AS google_kind
         """
 }
 

@@ -339,10 +339,12 @@ extension PostgresJobQueue {
                 ("state", .string(snapshot.state.rawValue)),
                 ("entitled_ms", Self.millisecondsValue(snapshot.entitledUntil)),
                 ("expires_ms", Self.millisecondsValue(snapshot.expiresAt)),
-                ("auto_renew", .bool(snapshot.autoRenew)), ("environment", .string(snapshot.environment)),
+                ("auto_renew", .bool(snapshot.autoRenew)), ("renewal_known", .bool(snapshot.renewalKnown)),
+                ("environment", .string(snapshot.environment)),
                 ("ownership", .string(snapshot.ownership)),
                 ("latest_transaction_id", .optional(snapshot.latestTransactionID)),
                 ("store_ms", Self.millisecondsValue(snapshot.storeTime)),
+                ("purchase_token", .optional(snapshot.purchaseToken)),
             ]
         }
     }
@@ -352,12 +354,16 @@ extension PostgresJobQueue {
         milliseconds(date).map { .int($0) } ?? .null
     }
 
-    /// The owed finalization's fields of a delivery row, by the product's kind; none when nothing is owed.
+    /// The owed finalization's fields of the delivery row of `transactionID`, by the product's kind; none when
+    /// nothing is owed, or the call is owed with another row (a subscription's first period).
     private static func finalizationFields(
         _ finalization: GoogleFinalization?,
+        of transactionID: String,
         kind: ProductKind?
     ) -> [(String, JSONText.Value)] {
-        guard let finalization = finalization?.owed(for: kind) else { return [] }
+        guard let finalization = finalization?.owed(for: kind),
+            finalization.transactionID.map({ $0 == transactionID }) ?? true
+        else { return [] }
         return [
             ("finalize", .string(finalization.action.rawValue)), ("finalize_product", .string(finalization.productID)),
             ("purchase_token", .string(finalization.purchaseToken)),
@@ -416,7 +422,8 @@ extension PostgresJobQueue {
                     ("purchase_ms", .int(delivery.purchaseDateMilliseconds)),
                     ("environment", .string(answer.environment.rawValue)), ("job_id", .int(answer.job.id)),
                     ("store", .string(answer.store.rawValue)),
-                ] + Self.detailFields(purchase, kind: kind) + Self.finalizationFields(answer.finalization, kind: kind)
+                ] + Self.detailFields(purchase, kind: kind)
+                    + Self.finalizationFields(answer.finalization, of: delivery.transactionID, kind: kind)
                     + prorated + (purchase.map(catalogue.recordsGranted) == true ? [("granted", .bool(true))] : [])
             }
         }

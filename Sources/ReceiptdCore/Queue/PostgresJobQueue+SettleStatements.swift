@@ -64,20 +64,26 @@ extension PostgresJobQueue {
         """
 
     /// The subscriptions a batch's periods say: created with the player and order of the period that brought them,
-    /// else brought up to date unless the row holds newer news (`store_time`). The player and the first order stay.
+    /// else brought up to date unless the row holds newer news (`store_time`). The player and the first order stay;
+    /// so do `auto_renew` and `renews_to` when the news does not say them (a signed transaction alone), unless it
+    /// ended the subscription.
     static let applySubscriptions = """
         INSERT INTO iap.subscriptions AS s (subscription_id, store, user_id, order_id, product_id, renews_to, group_id,
                                             state, entitled_until, expires_at, auto_renew, environment, ownership,
-                                            latest_transaction_id, store_time, read_due_at)
-        SELECT r.subscription_id, r.store, r.user_id, r.order_id, r.product_id, r.renews_to, r.group_id, r.state,
-               to_timestamp(r.entitled_ms / 1000.0), to_timestamp(r.expires_ms / 1000.0), r.auto_renew, r.environment,
+                                            latest_transaction_id, store_time, read_due_at, purchase_token)
+        SELECT r.subscription_id, r.store, r.user_id, r.order_id, r.product_id,
+               CASE WHEN r.renewal_known THEN r.renews_to ELSE k.renews_to END, r.group_id, r.state,
+               to_timestamp(r.entitled_ms / 1000.0), to_timestamp(r.expires_ms / 1000.0),
+               CASE WHEN r.renewal_known OR r.state IN ('expired', 'revoked') THEN r.auto_renew
+                    ELSE coalesce(k.auto_renew, r.auto_renew) END, r.environment,
                r.ownership, r.latest_transaction_id, to_timestamp(r.store_ms / 1000.0),
-               iap.subscription_read_due(r.state, to_timestamp(r.entitled_ms / 1000.0))
+               iap.subscription_read_due(r.state, to_timestamp(r.entitled_ms / 1000.0)), r.purchase_token
         FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, store text, user_id text, order_id text,
                                                 product_id text, renews_to text, group_id text, state text,
                                                 entitled_ms bigint, expires_ms bigint, auto_renew boolean,
-                                                environment text, ownership text, latest_transaction_id text,
-                                                store_ms bigint)
+                                                renewal_known boolean, environment text, ownership text,
+                                                latest_transaction_id text, store_ms bigint, purchase_token text)
+        LEFT JOIN iap.subscriptions k ON k.subscription_id = r.subscription_id
         \(subscriptionNewsUpsert)
         """
 

@@ -67,16 +67,26 @@ extension PostgresJobQueue {
         )
     }
 
-    /// Enqueues a later period of a known subscription as its own order (`iap.enqueue_subscription_period`); false
-    /// when the subscription is unknown or the ledger holds the period already.
+    /// Enqueues a later period of a known App Store subscription as its own order (`iap.enqueue_subscription_period`);
+    /// false when the subscription is unknown or the ledger holds the period already.
     static func enqueueSubscriptionPeriod(
         _ transaction: SignedTransaction,
         jws: String,
         in session: DatabaseSession
     ) throws -> Bool {
+        try enqueueSubscriptionPeriod(
+            of: SubscriptionReadItem(transaction: transaction, signedTransaction: jws, snapshot: nil),
+            in: session
+        )
+    }
+
+    /// Enqueues the period `item` names as its own order, its job verifying `item.input` (a signed transaction, or
+    /// Google's token); false when the subscription is unknown or the ledger holds the period already.
+    static func enqueueSubscriptionPeriod(of item: SubscriptionReadItem, in session: DatabaseSession) throws -> Bool {
+        let store = item.snapshot?.store ?? .apple
         let job = try session.execute(
             "SELECT iap.enqueue_subscription_period($1, $2, $3, $4) AS job",
-            ["apple:" + transaction.originalTransactionID, transaction.transactionID, transaction.productID, jws]
+            [store.rawValue + ":" + item.originalTransactionID, item.transactionID, item.productID, item.input]
         ).first?["job"]
         return job != nil
     }
@@ -96,6 +106,7 @@ extension PostgresJobQueue {
             entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
             environment = excluded.environment, ownership = excluded.ownership,
             latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now(),
+            purchase_token = coalesce(excluded.purchase_token, s.purchase_token),
             read_due_at = CASE WHEN s.read_due_at <= now() AND NOT coalesce(excluded.read_due_at <= now(), false)
                                THEN s.read_due_at ELSE excluded.read_due_at END
         WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)

@@ -1,16 +1,19 @@
 import Foundation
 
 extension PostgresJobQueue: SubscriptionReadQueue {
-    /// The earliest due App Store subscription whose lease is free, leased and its try counted.
-    package func claimSubscriptionRead(lease: Duration) async throws -> OwedSubscriptionRead? {
+    /// The earliest due subscription of `stores` whose lease is free, leased and its try counted.
+    package func claimSubscriptionRead(lease: Duration, stores: [Store]) async throws -> OwedSubscriptionRead? {
         try await pool.execute(
             Self.subscriptionReadClaimSQL,
-            [lease.seconds]
+            [lease.seconds, JSONText.array(stores.map(\.rawValue))]
         ).namedRows.first.map { row in
             let id = try row.string("subscription_id")
+            let store = Store(rawValue: try row.string("store")) ?? .apple
             return OwedSubscriptionRead(
                 subscriptionID: id,
-                originalTransactionID: String(id.dropFirst("apple:".count)),
+                store: store,
+                originalTransactionID: String(id.dropFirst(store.rawValue.count + 1)),
+                purchaseToken: row["purchase_token"],
                 environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
                 attempts: try row.int("read_attempts")
             )
@@ -22,7 +25,7 @@ extension PostgresJobQueue: SubscriptionReadQueue {
     package static let subscriptionReadClaimSQL = """
         WITH due AS (
             SELECT subscription_id FROM iap.subscriptions
-            WHERE read_due_at <= now() AND store = 'apple'
+            WHERE read_due_at <= now() AND store = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)))
               AND (read_leased_until IS NULL OR read_leased_until < now())
             ORDER BY read_due_at
             LIMIT 1
@@ -31,7 +34,7 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         UPDATE iap.subscriptions s
         SET read_leased_until = now() + make_interval(secs => $1), read_attempts = s.read_attempts + 1
         FROM due WHERE s.subscription_id = due.subscription_id
-        RETURNING s.subscription_id, s.environment, s.read_attempts
+        RETURNING s.subscription_id, s.store, s.environment, s.read_attempts, s.purchase_token
         """
 
     /// One indexed probe per id: the ledger's row, else the period's renewal order.
@@ -59,25 +62,19 @@ extension PostgresJobQueue: SubscriptionReadQueue {
             try session.rollingBack { session in
                 _ = try session.execute("BEGIN")
                 var enqueued = 0
-                for period in earlierPeriods
-                where try Self.enqueueSubscriptionPeriod(period.transaction, jws: period.signedTransaction, in: session)
-                {
+                for period in earlierPeriods where try Self.enqueueSubscriptionPeriod(of: period, in: session) {
                     enqueued += 1
                 }
                 for item in items {
                     guard let snapshot = item.snapshot else { continue }
                     let record = try Self.recordSubscriptionNews(
                         snapshot,
-                        originalTransactionID: item.transaction.originalTransactionID,
+                        originalTransactionID: item.originalTransactionID,
                         requestRead: false,
                         in: session
                     )
-                    guard record.known, !record.delivered, item.transaction.revocationDateMilliseconds == nil else {
-                        continue
-                    }
-                    if try Self.enqueueSubscriptionPeriod(item.transaction, jws: item.signedTransaction, in: session) {
-                        enqueued += 1
-                    }
+                    guard record.known, !record.delivered, !item.isRevoked else { continue }
+                    if try Self.enqueueSubscriptionPeriod(of: item, in: session) { enqueued += 1 }
                 }
                 _ = try session.execute(
                     """

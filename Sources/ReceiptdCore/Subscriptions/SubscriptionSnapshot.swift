@@ -21,6 +21,9 @@ package struct SubscriptionSnapshot: Sendable, Equatable {
     package var expiresAt: Date?
     /// Whether it renews by itself at `expiresAt`.
     package var autoRenew: Bool
+    /// Whether the news says what happens at the period's end (`autoRenew`, `renewsTo`): a signed transaction
+    /// alone does not, and the row keeps what it knows.
+    package var renewalKnown = true
     /// `Production` or `Sandbox`.
     package var environment: String
     /// `purchased`, or `family_shared` for a member of the buyer's family.
@@ -29,6 +32,8 @@ package struct SubscriptionSnapshot: Sendable, Equatable {
     package var latestTransactionID: String?
     /// The store's time of the news it reflects.
     package var storeTime: Date
+    /// Google's purchase token the subscription is read again with (the latest of its chain); nil for Apple's.
+    package var purchaseToken: String?
 
     /// Creates one; `entitledUntil` is dropped when `state` entitles to nothing, as `iap.subscriptions` requires.
     package init(
@@ -44,8 +49,10 @@ package struct SubscriptionSnapshot: Sendable, Equatable {
         environment: String,
         ownership: String = "purchased",
         latestTransactionID: String?,
-        storeTime: Date
+        storeTime: Date,
+        purchaseToken: String? = nil
     ) {
+        self.purchaseToken = purchaseToken
         self.subscriptionID = subscriptionID
         self.store = store
         self.productID = productID

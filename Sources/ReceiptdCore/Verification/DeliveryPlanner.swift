@@ -86,7 +86,7 @@ package struct DeliveryPlanner: Sendable {
         var deliveries: [DeliveryPlan.Delivery] = []
         var results: [DeliveryPlan.OrderResult] = []
         for candidate in [order] + others {
-            let paid = take(for: candidate, from: &available)
+            let paid = take(for: candidate, from: &available, isJobsOrder: candidate.orderID == order.orderID)
             deliveries += paid
             let delivered = candidate.deliveredQuantity + paid.reduce(0) { $0 + $1.quantity }
             if candidate.orderID == order.orderID {
@@ -205,18 +205,24 @@ package struct DeliveryPlanner: Sendable {
         return token && (order.accountID == nil || entry.accountID == order.accountID)
     }
 
-    private func take(for order: OrderSnapshot, from available: inout [VerifiedPurchase]) -> [DeliveryPlan.Delivery] {
+    private func take(
+        for order: OrderSnapshot,
+        from available: inout [VerifiedPurchase],
+        isJobsOrder: Bool
+    ) -> [DeliveryPlan.Delivery] {
         var remaining = order.quantity - order.deliveredQuantity
         let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkew.seconds * 1000) } ?? .min
         var paid: [DeliveryPlan.Delivery] = []
         var index = available.startIndex
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
-            // A renewal order is paid by its own period alone.
+            // A renewal order is paid by its own period alone; a subscription's later period pays the order it was
+            // sent for (a resubscription's checkout), else its own renewal order, never another open order.
             let renewal = order.orderID.hasPrefix(Self.renewalPrefix)
+            let laterPeriod = entry.subscription != nil && entry.transactionID != entry.originalTransactionID
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
                 Self.carriesToken(of: order, entry),
-                !renewal || order.orderID == Self.renewalOrderID(of: entry.transactionID)
+                renewal ? order.orderID == Self.renewalOrderID(of: entry.transactionID) : isJobsOrder || !laterPeriod
             else {
                 index += 1
                 continue

@@ -5,13 +5,19 @@ package enum GoogleFinalizeAction: String, Sendable, Codable, CaseIterable {
     case acknowledge
     /// `purchases.products.consume`: acknowledges and lets the player buy it again (consumables).
     case consume
+    /// `purchases.subscriptions.acknowledge`: a subscription's first period (auto-renewables).
+    case acknowledgeSubscription = "acknowledge_subscription"
     /// Nothing: the game acknowledges itself.
     case none
 
     /// The call a product of `kind` needs: a consumable is consumed, so the player can buy it again; anything
     /// else is acknowledged, so it stays owned and restorable.
     package init(kind: ProductKind) {
-        self = kind == .consumable ? .consume : .acknowledge
+        switch kind {
+        case .consumable: self = .consume
+        case .autoRenewable: self = .acknowledgeSubscription
+        default: self = .acknowledge
+        }
     }
 }
 
@@ -27,6 +33,9 @@ package struct GoogleFinalization: Sendable, Equatable {
     package var overdue: Duration
     /// The calls Google already has for the purchase: acknowledged, consumed (which acknowledges too).
     package var done: Set<GoogleFinalizeAction>
+    /// The one ledger row the call is owed with (a subscription's first period; its renewals need none); nil:
+    /// every row of the purchase.
+    package var transactionID: String?
 
     /// Creates one.
     package init(
@@ -34,8 +43,10 @@ package struct GoogleFinalization: Sendable, Equatable {
         productID: String,
         action: GoogleFinalizeAction,
         overdue: Duration,
-        done: Set<GoogleFinalizeAction> = []
+        done: Set<GoogleFinalizeAction> = [],
+        transactionID: String? = nil
     ) {
+        self.transactionID = transactionID
         self.overdue = overdue
         self.purchaseToken = purchaseToken
         self.productID = productID
@@ -47,7 +58,8 @@ package struct GoogleFinalization: Sendable, Equatable {
     /// Google already has it or none is wanted.
     package func owed(for kind: ProductKind?) -> GoogleFinalization? {
         var owed = self
-        if let kind { owed.action = GoogleFinalizeAction(kind: kind) }
+        // A subscription's token is only ever acknowledged as a subscription, whatever the catalogue says.
+        if let kind, action != .acknowledgeSubscription { owed.action = GoogleFinalizeAction(kind: kind) }
         guard owed.action != .none, !done.contains(owed.action) else { return nil }
         return owed
     }

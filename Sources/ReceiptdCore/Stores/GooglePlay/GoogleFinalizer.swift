@@ -114,6 +114,10 @@ package final class GoogleFinalizer: Service {
 
     /// Whether Google already reports the purchase acknowledged (or consumed).
     private func alreadyFinalized(_ owed: OwedFinalization) async throws -> Bool {
+        if owed.action == .acknowledgeSubscription {
+            let answer = try await client.subscription(token: owed.token)
+            return answer.status == 200 && answer.decoded(GoogleSubscriptionPurchase.self)?.acknowledged == true
+        }
         let answer = try await client.purchase(token: owed.token)
         guard answer.status == 200, let purchase = answer.decoded(GoogleProductPurchase.self) else { return false }
         return purchase.finalizedBy.contains(owed.action)

@@ -21,19 +21,24 @@ enum GooglePlayClassifier {
         lookup: Lookup,
         configuration: GooglePlayConfiguration
     ) -> VerificationAttempt {
+        guard status == 200 else { return refusal(status: status, errorMessage: errorMessage, retryAfter: retryAfter) }
+        guard let purchase else {
+            return VerificationAttempt(
+                verdict: .retry(
+                    TransientFailure(errorClass: .garbled, reason: "Google Play: a 200 without purchaseState")
+                ),
+                httpStatus: 200
+            )
+        }
+        return judge(purchase, lookup: lookup, configuration: configuration)
+    }
+
+    /// The attempt an answer other than 200 earns, whatever was looked up: a token Google does not know is
+    /// invalid; refused credentials and anything else are retried.
+    static func refusal(status: Int, errorMessage: String?, retryAfter: Duration?) -> VerificationAttempt {
         let described = "Google Play: HTTP \(status)" + (errorMessage.map { " (\($0))" } ?? "")
         let verdict: Verdict
         switch status {
-        case 200:
-            guard let purchase else {
-                return VerificationAttempt(
-                    verdict: .retry(
-                        TransientFailure(errorClass: .garbled, reason: "Google Play: a 200 without purchaseState")
-                    ),
-                    httpStatus: 200
-                )
-            }
-            return judge(purchase, lookup: lookup, configuration: configuration)
         case 400:
             verdict = .reject(reason: described + ": the purchase token is invalid")
         case 404, 410:

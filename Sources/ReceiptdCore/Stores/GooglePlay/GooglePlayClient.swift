@@ -62,9 +62,24 @@ final class GooglePlayClient: Sendable {
         )
     }
 
-    /// `purchases.products.acknowledge` or `.consume`.
+    /// `purchases.products.acknowledge` or `.consume`, or `purchases.subscriptions.acknowledge`.
     func finalize(_ action: GoogleFinalizeAction, productID: String, token: String) async throws -> Answer {
-        try await send(.POST, productPath(productID, token) + ":" + action.rawValue, body: "{}")
+        let path =
+            switch action {
+            case .acknowledgeSubscription:
+                "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/subscriptions/"
+                    + "\(Self.segment(productID))/tokens/\(Self.segment(token)):acknowledge"
+            case .acknowledge, .consume, .none: productPath(productID, token) + ":" + action.rawValue
+            }
+        return try await send(.POST, path, body: "{}")
+    }
+
+    /// `purchases.subscriptionsv2.get`; a 200's body reads as a `GoogleSubscriptionPurchase`.
+    func subscription(token: String) async throws -> Answer {
+        try await send(
+            .GET,
+            "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/subscriptionsv2/tokens/\(Self.segment(token))"
+        )
     }
 
     /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page, quantity-based

@@ -131,7 +131,7 @@ package enum AppleSubscriptionReading {
             }
         }
         let renewsTo = renewal?.autoRenewProductID.flatMap { $0 == transaction.productID ? nil : $0 }
-        return SubscriptionSnapshot(
+        var snapshot = SubscriptionSnapshot(
             subscriptionID: "apple:" + transaction.originalTransactionID,
             store: .apple,
             productID: transaction.productID,
@@ -146,5 +146,7 @@ package enum AppleSubscriptionReading {
             latestTransactionID: transaction.transactionID,
             storeTime: max(transaction.storeTime, renewal?.signedDate ?? transaction.storeTime)
         )
+        snapshot.renewalKnown = renewal != nil
+        return snapshot
     }
 }

@@ -36,10 +36,14 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         package var obfuscatedAccountId: String?
     }
 
-    /// `subscriptionNotification`: recorded, not acted on.
+    /// `subscriptionNotification`.
     package struct Subscription: Codable, Sendable, Equatable {
         /// Google's subscription notification type (1 `SUBSCRIPTION_RECOVERED` … 20 `SUBSCRIPTION_PENDING_PURCHASE_CANCELED`).
         package var notificationType: Int
+        /// The subscription's purchase token.
+        package var purchaseToken: String?
+        /// The subscription's product (`subscriptionId`).
+        package var subscriptionId: String?
     }
 
     /// `"1.0"`.

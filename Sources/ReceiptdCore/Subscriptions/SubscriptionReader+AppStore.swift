@@ -1,74 +1,10 @@
 import Foundation
 import Logging
-import ServiceLifecycle
 
-/// Reads App Store subscriptions again, so that no news is lost: works off the subscriptions whose `read_due_at`
-/// passed (news asked for a re-read, or an entitlement ended without news), calling Get All Subscription Statuses in
-/// the subscription's environment through the App Store Server API's shared pacing. Each answer's signed
-/// transactions and renewal infos are verified, mapped onto the model (`AppleSubscriptionReading`) and written with
-/// the periods the ledger lacks, each its own order; a failure is retried with backoff. A row is claimed for the
-/// daemon's lease, so a daemon that dies mid-read leaves it to the next. Every daemon runs one; without Server API
-/// credentials it reads nothing and only samples the subscriptions' gauges.
-package final class SubscriptionReader: Service {
-    private let queue: any SubscriptionReadQueue
-    private let client: ServerAPIClient?
-    private let jws: AppleJWSVerifier
-    private let bundleID: String
-    private let backoff: Backoff
-    private let pollInterval: Duration
-    private let lease: Duration
-    private let logger: Logger
-    private let metrics: ReceiptdMetrics
-
-    init(
-        queue: any SubscriptionReadQueue,
-        client: ServerAPIClient?,
-        jws: AppleJWSVerifier,
-        bundleID: String,
-        backoff: Backoff,
-        pollInterval: Duration,
-        lease: Duration,
-        logger: Logger,
-        metrics: ReceiptdMetrics
-    ) {
-        self.queue = queue
-        self.client = client
-        self.jws = jws
-        self.bundleID = bundleID
-        self.backoff = backoff
-        self.pollInterval = pollInterval
-        self.lease = lease
-        self.logger = logger
-        self.metrics = metrics
-    }
-
-    /// How often the subscriptions' gauges are refreshed.
-    static let figuresInterval: Duration = .seconds(15)
-
-    /// Reads due subscriptions until graceful shutdown; a read in flight finishes first.
-    package func run() async throws {
-        var nextFigures = ContinuousClock.now
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                if ContinuousClock.now >= nextFigures {
-                    nextFigures = .now + Self.figuresInterval
-                    metrics.subscriptionFigures(try await queue.subscriptionFigures())
-                }
-                if let client, let owed = try await queue.claimSubscriptionRead(lease: lease) {
-                    await read(owed, client: client)
-                    continue
-                }
-            } catch {
-                logger.warning(
-                    "subscription reads: the database is unavailable; trying again",
-                    metadata: [LogKey.error: "\(error)"]
-                )
-            }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
-        }
-    }
-
-    private func read(_ owed: OwedSubscriptionRead, client: ServerAPIClient) async {
+extension SubscriptionReader {
+    /// Reads an App Store subscription with Get All Subscription Statuses (and, when its latest period is a renewal
+    /// the ledger lacks, Get Transaction History for the periods before it).
+    func read(_ owed: OwedSubscriptionRead, client: ServerAPIClient) async {
         let metadata: Logger.Metadata = [
             "subscription": "\(owed.subscriptionID)", "environment": "\(owed.environment.rawValue)",
         ]
@@ -122,23 +58,6 @@ package final class SubscriptionReader: Service {
         }
     }
 
-    private func retry(
-        _ owed: OwedSubscriptionRead,
-        reason: String,
-        notBefore: Duration? = nil,
-        metadata: Logger.Metadata
-    ) async throws {
-        let delay = max(backoff.delay(afterAttempt: owed.attempts), notBefore ?? .zero)
-        try await queue.retrySubscriptionRead(owed, after: delay, error: reason)
-        metrics.recordSubscriptionRead(result: "retry")
-        logger.warning(
-            "Get All Subscription Statuses failed; retrying",
-            metadata: metadata.merging([
-                LogKey.error: "\(reason)", "next": "in \(String(format: "%.1f", delay.seconds)) s",
-            ]) { $1 }
-        )
-    }
-
     /// What the history says of the periods before the latest.
     private enum EarlierPeriods {
         /// The periods the ledger lacks, oldest first (none when the latest is no renewal the ledger lacks).
@@ -157,11 +76,10 @@ package final class SubscriptionReader: Service {
         client: ServerAPIClient
     ) async throws -> EarlierPeriods {
         let renewals = items.filter {
-            $0.snapshot != nil && $0.transaction.transactionID != owed.originalTransactionID
-                && $0.transaction.revocationDateMilliseconds == nil
+            $0.snapshot != nil && $0.transactionID != owed.originalTransactionID && !$0.isRevoked
         }
         guard let latest = renewals.first,
-            !(try await queue.periodsLacking(renewals.map(\.transaction.transactionID))).isEmpty
+            !(try await queue.periodsLacking(renewals.map(\.transactionID))).isEmpty
         else { return .found([]) }
         var candidates: [SubscriptionReadItem] = []
         var revision: String? = nil
@@ -203,7 +121,7 @@ package final class SubscriptionReader: Service {
                     transaction.transactionID != owed.originalTransactionID,
                     let period = transaction.period, !period.isUpgraded,
                     transaction.revocationDateMilliseconds == nil,
-                    (transaction.purchaseDateMilliseconds ?? .max) < (latest.transaction.purchaseDateMilliseconds ?? 0)
+                    (transaction.purchaseDateMilliseconds ?? .max) < (latest.purchaseDateMilliseconds ?? 0)
                 else { continue }
                 candidates.append(
                     SubscriptionReadItem(transaction: transaction, signedTransaction: signed, snapshot: nil)
@@ -212,8 +130,8 @@ package final class SubscriptionReader: Service {
             guard page.hasMore, let next = page.revision, !next.isEmpty else { break }
             revision = next
         }
-        let lacking = try await queue.periodsLacking(candidates.map(\.transaction.transactionID))
-        return .found(candidates.filter { lacking.contains($0.transaction.transactionID) })
+        let lacking = try await queue.periodsLacking(candidates.map(\.transactionID))
+        return .found(candidates.filter { lacking.contains($0.transactionID) })
     }
 
     /// Get Transaction History v2's page.

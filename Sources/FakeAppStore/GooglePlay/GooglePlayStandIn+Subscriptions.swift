@@ -1,0 +1,119 @@
+import Foundation
+import ReceiptdCore
+
+/// The stand-in's Google Play subscriptions: sold with periods of seconds, changed by the test or the demo (renewed,
+/// failed into grace and hold, recovered, paused and resumed, cancelled, restarted, expired, revoked, a pending
+/// purchase paid or cancelled), each change optionally pushed as its real-time notification, and served by
+/// `GET …/purchases/subscriptionsv2/tokens/{token}` (bearer, package, then the subscription; Google's 404 for a
+/// token the stand-in did not sell) and `POST …/purchases/subscriptions/{productId}/tokens/{token}:acknowledge`
+/// (bearer, package, body, a pending failure from ``failFinalizations(_:status:)``, the token and product, then
+/// the state: a pending subscription is refused). productsv2 answers a subscription's token 404, as for any token
+/// it does not know.
+extension GooglePlayStandIn {
+    /// Sells the subscription `sale` describes now; its purchase token, as the app would hand it to the game.
+    package func subscribe(_ sale: GoogleSubscriptionSale) -> String {
+        subscriptionBook.subscribe(sale, now: Self.nowMilliseconds())
+    }
+
+    /// Applies `change` to the subscription of `token` now and, with `notify`, pushes its real-time notification
+    /// there; returns the order of its latest paid period, or nil for an unknown token.
+    @discardableResult
+    package func changeSubscription(
+        _ change: GoogleSubscriptionChange,
+        _ token: String,
+        notify: String? = nil
+    ) async throws -> String? {
+        guard let changed = subscriptionBook.change(change, of: token, now: Self.nowMilliseconds()) else { return nil }
+        if let notify {
+            _ = try await push(
+                .subscription(
+                    token: token,
+                    productID: changed.sale.productID,
+                    type: change.notificationType,
+                    packageName: packageName
+                ),
+                to: notify
+            )
+        }
+        return changed.latestOrderID
+    }
+
+    /// The order of the latest period the subscription of `token` paid, nil for an unknown token.
+    package func latestSubscriptionOrder(_ token: String) -> String? {
+        subscriptionBook.subscription(token)?.latestOrderID
+    }
+
+    /// Whether the subscription of `token` was acknowledged.
+    package func subscriptionAcknowledged(_ token: String) -> Bool {
+        subscriptionBook.subscription(token)?.acknowledged ?? false
+    }
+
+    /// `purchases.subscriptionsv2.get`.
+    func subscription(package: String, token: String, authorization: String?) -> GooglePlayAnswer {
+        let bearerFailure = ledger.bearerFailure(authorization)
+        let answer: GooglePlayAnswer =
+            if bearerFailure != nil {
+                .unauthenticated
+            } else if package != configuration.packageName {
+                .permissionDenied
+            } else if let outage = ledger.lookupOutage {
+                .scripted(outage)
+            } else if let subscription = subscriptionBook.subscription(token) {
+                GooglePlayAnswer(status: 200, body: Self.json(subscription.answer()))
+            } else {
+                .tokenNotFound
+            }
+        ledger.record(
+            RecordedGooglePurchaseQuery(
+                token: token,
+                productID: "subscriptionsv2",
+                httpStatus: answer.closeConnection ? 0 : answer.status,
+                bearerFailure: bearerFailure,
+                receivedAt: Date()
+            )
+        )
+        return answer
+    }
+
+    /// `purchases.subscriptions.acknowledge`.
+    func acknowledgeSubscription(
+        package: String,
+        productID: String,
+        token: String,
+        authorization: String?,
+        body: String
+    ) -> GooglePlayAnswer {
+        let refusal: GooglePlayAnswer? =
+            if ledger.bearerFailure(authorization) != nil {
+                .unauthenticated
+            } else if package != configuration.packageName {
+                .permissionDenied
+            } else if !body.allSatisfy(\.isWhitespace),
+                !((try? JSONSerialization.jsonObject(with: Data(body.utf8))) is [String: Any])
+            {
+                .error(400, "Invalid JSON payload received.", "INVALID_ARGUMENT")
+            } else {
+                nil
+            }
+        let subscription = subscriptionBook.subscription(token)
+        return ledger.finalize(token, productID: productID, action: .acknowledgeSubscription) { _, failure in
+            if let refusal { return refusal }
+            if let failure { return .scripted(failure) }
+            guard let subscription else { return .tokenNotFound }
+            guard subscription.sale.productID == productID else { return .invalidValue }
+            guard subscription.state != "SUBSCRIPTION_STATE_PENDING",
+                subscription.state != "SUBSCRIPTION_STATE_PENDING_PURCHASE_CANCELED"
+            else { return .failedPrecondition }
+            _ = subscriptionBook.acknowledge(token)
+            return GooglePlayAnswer(status: 200, body: "{}")
+        }
+    }
+
+    private static func nowMilliseconds() -> Int64 { Int64(Date().timeIntervalSince1970 * 1000) }
+
+    private static func json(_ object: [String: Any]) -> String {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return String(decoding: data ?? Data("{}".utf8), as: UTF8.self)
+    }
+}

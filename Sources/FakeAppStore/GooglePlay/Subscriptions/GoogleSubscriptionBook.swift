@@ -1,0 +1,38 @@
+import Foundation
+import Synchronization
+
+/// The stand-in Google Play's subscriptions, by purchase token, shared by every connection.
+final class GoogleSubscriptionBook: Sendable {
+    private let subscriptions = Mutex([String: StandInGoogleSubscription]())
+
+    /// Records a sale; its purchase token.
+    func subscribe(_ sale: GoogleSubscriptionSale, now: Int64) -> String {
+        let token = "subscription." + (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+        subscriptions.withLock { $0[token] = StandInGoogleSubscription(sale, now: now) }
+        return token
+    }
+
+    /// Applies `change` to the subscription of `token`; false for an unknown token.
+    func change(_ change: GoogleSubscriptionChange, of token: String, now: Int64) -> StandInGoogleSubscription? {
+        subscriptions.withLock { subscriptions in
+            guard var subscription = subscriptions[token] else { return nil }
+            subscription.apply(change, now: now)
+            subscriptions[token] = subscription
+            return subscription
+        }
+    }
+
+    /// The subscription of `token`, if the stand-in sold it.
+    func subscription(_ token: String) -> StandInGoogleSubscription? {
+        subscriptions.withLock { $0[token] }
+    }
+
+    /// Marks the subscription of `token` acknowledged; its state before, nil for an unknown token.
+    func acknowledge(_ token: String) -> StandInGoogleSubscription? {
+        subscriptions.withLock { subscriptions in
+            guard let before = subscriptions[token] else { return nil }
+            subscriptions[token]?.acknowledged = true
+            return before
+        }
+    }
+}

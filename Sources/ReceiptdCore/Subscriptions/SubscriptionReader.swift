@@ -1,0 +1,96 @@
+import Foundation
+import Logging
+import ServiceLifecycle
+
+/// Reads subscriptions again, so that no news is lost: works off the subscriptions whose `read_due_at` passed (news
+/// asked for a re-read, or an entitlement ended without news). An App Store subscription is read with Get All
+/// Subscription Statuses in its environment through the App Store Server API's shared pacing; a Google Play one with
+/// `purchases.subscriptionsv2.get` and its latest token (`SubscriptionReader+GooglePlay`). Each answer's signed
+/// transactions and renewal infos are verified, mapped onto the model (`AppleSubscriptionReading`) and written with
+/// the periods the ledger lacks, each its own order; a failure is retried with backoff. A row is claimed for the
+/// daemon's lease, so a daemon that dies mid-read leaves it to the next. Every daemon runs one; without Server API
+/// credentials (and Google Play's service account) it reads nothing and only samples the subscriptions' gauges.
+package final class SubscriptionReader: Service {
+    let queue: any SubscriptionReadQueue
+    let client: ServerAPIClient?
+    let google: GooglePlayClient?
+    let jws: AppleJWSVerifier
+    let bundleID: String
+    let backoff: Backoff
+    private let pollInterval: Duration
+    private let lease: Duration
+    let logger: Logger
+    let metrics: ReceiptdMetrics
+
+    init(
+        queue: any SubscriptionReadQueue,
+        client: ServerAPIClient?,
+        google: GooglePlayClient? = nil,
+        jws: AppleJWSVerifier,
+        bundleID: String,
+        backoff: Backoff,
+        pollInterval: Duration,
+        lease: Duration,
+        logger: Logger,
+        metrics: ReceiptdMetrics
+    ) {
+        self.queue = queue
+        self.client = client
+        self.google = google
+        self.jws = jws
+        self.bundleID = bundleID
+        self.backoff = backoff
+        self.pollInterval = pollInterval
+        self.lease = lease
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    /// How often the subscriptions' gauges are refreshed.
+    static let figuresInterval: Duration = .seconds(15)
+
+    /// Reads due subscriptions until graceful shutdown; a read in flight finishes first.
+    package func run() async throws {
+        var nextFigures = ContinuousClock.now
+        while !Task.isShuttingDownGracefully && !Task.isCancelled {
+            do {
+                if ContinuousClock.now >= nextFigures {
+                    nextFigures = .now + Self.figuresInterval
+                    metrics.subscriptionFigures(try await queue.subscriptionFigures())
+                }
+                let stores = (client == nil ? [] : [Store.apple]) + (google == nil ? [] : [.google])
+                if !stores.isEmpty, let owed = try await queue.claimSubscriptionRead(lease: lease, stores: stores) {
+                    switch owed.store {
+                    case .apple: if let client { await read(owed, client: client) }
+                    case .google: if let google { await read(owed, google: google) }
+                    }
+                    continue
+                }
+            } catch {
+                logger.warning(
+                    "subscription reads: the database is unavailable; trying again",
+                    metadata: [LogKey.error: "\(error)"]
+                )
+            }
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
+        }
+    }
+
+    /// A transient failure: the row is due again after the backoff (or what the store asked to wait).
+    func retry(
+        _ owed: OwedSubscriptionRead,
+        reason: String,
+        notBefore: Duration? = nil,
+        metadata: Logger.Metadata
+    ) async throws {
+        let delay = max(backoff.delay(afterAttempt: owed.attempts), notBefore ?? .zero)
+        try await queue.retrySubscriptionRead(owed, after: delay, error: reason)
+        metrics.recordSubscriptionRead(result: "retry")
+        logger.warning(
+            "a subscription's re-read failed; retrying",
+            metadata: metadata.merging([
+                LogKey.error: "\(reason)", "next": "in \(String(format: "%.1f", delay.seconds)) s",
+            ]) { $1 }
+        )
+    }
+}
