@@ -116,11 +116,20 @@ import Testing
                     revokedAtMilliseconds: published
                 )
         )
-        // A voided subscription: receiptd sells none.
+        // A subscription's voided period is revoked the same way (the processor then reads the subscription again).
         let subscription = #"""
-            {"packageName": "com.example", "voidedPurchaseNotification": {"purchaseToken": "tok", "productType": 1}}
+            {"packageName": "com.example",
+             "voidedPurchaseNotification": {"purchaseToken": "tok", "orderId": "GPA.7..0", "productType": 1}}
             """#
-        #expect(action("VOIDED_PURCHASE", try payload(subscription)) == .ignore)
+        #expect(
+            action("VOIDED_PURCHASE", try payload(subscription))
+                == .revoke(
+                    transactionID: "GPA.7..0",
+                    reason: "voided",
+                    percentage: nil,
+                    revokedAtMilliseconds: published
+                )
+        )
     }
 
     @Test func aPartialRefundRevokesTheUnitsTheVoidedListGivesForThisPurchaseOnly() throws {
@@ -154,12 +163,24 @@ import Testing
         )
     }
 
-    @Test func aTestIsRecordedAndSubscriptionsAndUnknownKindsAreIgnored() throws {
+    @Test func aTestIsRecordedUnknownKindsAreIgnoredAndSubscriptionNewsIsReadAgain() throws {
         #expect(
             action("TEST", try payload(#"{"packageName": "p", "testNotification": {"version": "1.0"}}"#)) == .record
         )
-        let renewed = #"{"packageName": "p", "subscriptionNotification": {"notificationType": 2}}"#
-        #expect(action("SUBSCRIPTION_RENEWED", try payload(renewed)) == .ignore)
+        // Every subscription type, known or not, has its subscription read again.
+        for type in [2, 3, 13, 99] {
+            let news =
+                #"{"packageName": "p", "subscriptionNotification": {"notificationType": \#(type), "purchaseToken": "tok"}}"#
+            #expect(
+                action("SUBSCRIPTION_\(type)", try payload(news))
+                    == .googleSubscriptionNews(token: "tok", purchase: nil)
+            )
+        }
+        let tokenless = #"{"packageName": "p", "subscriptionNotification": {"notificationType": 2}}"#
+        #expect(
+            action("SUBSCRIPTION_RENEWED", try payload(tokenless))
+                == .fail("SUBSCRIPTION_RENEWED without subscriptionNotification.purchaseToken")
+        )
         #expect(action("UNKNOWN", try payload(#"{"packageName": "p"}"#)) == .ignore)
         #expect(throws: NotificationPayloadError.self) { try GoogleNotificationPayload(payload: #"{"message": {}}"#) }
     }

@@ -18,14 +18,16 @@ extension GoogleDeveloperNotification {
         )
     }
 
-    /// `VOIDED_PURCHASE` of one-time product purchase `token` (`refundType` 1 full, 2 quantity-based partial).
+    /// `VOIDED_PURCHASE` of purchase `token` (`productType` 1 a subscription, 2 a one-time product; `refundType` 1
+    /// full, 2 quantity-based partial).
     package static func voided(
         token: String,
         orderID: String?,
+        productType: Int = 2,
         refundType: Int = 1,
         packageName: String
     ) -> GoogleDeveloperNotification {
-        var fields: [String: Any] = ["purchaseToken": token, "productType": 2, "refundType": refundType]
+        var fields: [String: Any] = ["purchaseToken": token, "productType": productType, "refundType": refundType]
         if let orderID { fields["orderId"] = orderID }
         return make(packageName, "voidedPurchaseNotification", fields)
     }

@@ -16,12 +16,14 @@ extension GooglePlayStandIn {
     }
 
     /// Applies `change` to the subscription of `token` now and, with `notify`, pushes its real-time notification
-    /// there; returns the order of its latest paid period, or nil for an unknown token.
+    /// there (with a token for `audience`, default `notify`); returns the order of its latest paid period, or nil
+    /// for an unknown token.
     @discardableResult
     package func changeSubscription(
         _ change: GoogleSubscriptionChange,
         _ token: String,
-        notify: String? = nil
+        notify: String? = nil,
+        audience: String? = nil
     ) async throws -> String? {
         guard let changed = subscriptionBook.change(change, of: token, now: Self.nowMilliseconds()) else { return nil }
         if let notify {
@@ -32,10 +34,42 @@ extension GooglePlayStandIn {
                     type: change.notificationType,
                     packageName: packageName
                 ),
-                to: notify
+                to: notify,
+                audience: audience
             )
         }
         return changed.latestOrderID
+    }
+
+    /// Replaces the subscription of `token` with one of `productID` at once (an upgrade or downgrade): the new
+    /// purchase has a token and a first order of its own, and names `token` as its `linkedPurchaseToken`, as Google
+    /// does; with `notify`, its `SUBSCRIPTION_PURCHASED` is pushed there. The new token, nil for an unknown one.
+    package func replaceSubscription(
+        _ token: String,
+        with productID: String,
+        notify: String? = nil,
+        audience: String? = nil
+    ) async throws -> String? {
+        guard let replacement = subscriptionBook.replace(token, with: productID, now: Self.nowMilliseconds()) else {
+            return nil
+        }
+        if let notify { _ = try await pushSubscriptionPurchased(replacement, to: notify, audience: audience) }
+        return replacement
+    }
+
+    /// Pushes `SUBSCRIPTION_PURCHASED` (4) of `token`'s subscription to `url` (with a token for `audience`), as
+    /// Google does when it is bought; returns what `url` answered.
+    package func pushSubscriptionPurchased(
+        _ token: String,
+        to url: String,
+        audience: String? = nil
+    ) async throws -> Int? {
+        guard let subscription = subscriptionBook.subscription(token) else { return nil }
+        return try await push(
+            .subscription(token: token, productID: subscription.sale.productID, type: 4, packageName: packageName),
+            to: url,
+            audience: audience
+        )
     }
 
     /// The order of the latest period the subscription of `token` paid, nil for an unknown token.

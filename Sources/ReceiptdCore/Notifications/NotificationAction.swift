@@ -24,6 +24,10 @@ package enum NotificationAction: Sendable, Equatable {
     /// Make the job (and a put-off purchase notification) waiting on a pending purchase's token look again now
     /// (`ONE_TIME_PRODUCT_CANCELED`).
     case wakeGooglePurchase(token: String)
+    /// News of a Google Play subscription (any `subscriptionNotification`): the subscription whose token it names
+    /// is read again from Google at once; one no client reported is settled as `purchase` says (a
+    /// `SUBSCRIPTION_PURCHASED`, after its lookup), else only recorded.
+    case googleSubscriptionNews(token: String, purchase: GoogleNotifiedPurchase?)
     /// Revoke units of a Google ledger row (quantity-based partial refunds, `VOIDED_PURCHASE` refundType 2),
     /// remembering each refund once.
     case revokeUnits(transactionID: String, refunds: [GooglePartialRefund])

@@ -46,8 +46,8 @@ extension NotificationPlanner {
             guard let voided = notification.voidedPurchaseNotification else {
                 return .fail("\(type) without voidedPurchaseNotification")
             }
-            // A voided subscription: receiptd sells no subscriptions.
-            if voided.productType == 1 { return .ignore }
+            // A subscription's voided period is revoked like a one-time purchase; the processor then has the
+            // subscription read again.
             let transactionID = GoogleLedgerID.of(orderID: voided.orderId, token: voided.purchaseToken)
             guard voided.refundType == 2 else {
                 return .revoke(
@@ -84,8 +84,37 @@ extension NotificationPlanner {
                 )
             )
         default:
-            // Subscription types, UNKNOWN and one-time kinds this build does not know.
+            if let subscription = notification.subscriptionNotification {
+                guard let token = subscription.purchaseToken else {
+                    return .fail("\(type) without subscriptionNotification.purchaseToken")
+                }
+                return .googleSubscriptionNews(
+                    token: token,
+                    purchase: payload.subscription.flatMap { Self.notifiedPurchase(of: $0, token: token) }
+                )
+            }
+            // UNKNOWN and one-time kinds this build does not know.
             return .ignore
         }
+    }
+
+    /// A subscription a `SUBSCRIPTION_PURCHASED` reported, as subscriptionsv2 describes it: its first period, to
+    /// settle as a one-time purchase reported this way is; nil when there is nothing to pay (its pending purchase
+    /// was cancelled).
+    static func notifiedPurchase(of subscription: GoogleSubscriptionPurchase, token: String) -> GoogleNotifiedPurchase?
+    {
+        guard let line = subscription.lineItems.first, subscription.state != .pendingPurchaseCanceled else {
+            return nil
+        }
+        let base = subscription.latestPaidOrderID.map { GoogleSubscriptionReading.chain(of: $0).base }
+        return GoogleNotifiedPurchase(
+            token: token,
+            productID: line.productID,
+            ledgerID: GoogleLedgerID.of(orderID: base, token: token),
+            state: subscription.state == .pending ? .pending : .purchased,
+            accountID: subscription.accountID,
+            quantity: 1,
+            purchaseTimeMilliseconds: subscription.startMilliseconds
+        )
     }
 }

@@ -138,6 +138,12 @@ extension PostgresJobQueue: NotificationProcessing {
             consumptionRequestReason: consumptionRequestReason,
             in: session
         )
+        if store == Store.google.rawValue, case .revoke = action,
+            let payload = try? GoogleNotificationPayload(payload: try row.string("payload")),
+            let voided = payload.notification.voidedPurchaseNotification, voided.productType == 1
+        {
+            _ = try rereadGoogleSubscription(voided.purchaseToken, in: session)
+        }
         if store == Store.apple.rawValue, let jws = signedTransactionInfo, let signed = verifiedTransaction(jws),
             let snapshot = subscriptionSnapshot(of: signed, renewal: renewal)
         {
@@ -214,6 +220,10 @@ extension PostgresJobQueue: NotificationProcessing {
             return try revokeUnits(transactionID, refunds: refunds, id: id, storeTime: storeTime, in: session)
         case .wakeGooglePurchase(let token):
             return try wakeGooglePurchase(token, id: id, in: session)
+        case .googleSubscriptionNews(let token, let purchase):
+            if try rereadGoogleSubscription(token, in: session) { return (.subscriptionUpdated, nil) }
+            guard let purchase else { return (.recorded, nil) }
+            return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
         case .settleGooglePurchase(let purchase):
             return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
         case .rescindConsent(let appTransactionID):

@@ -95,6 +95,11 @@ extension PostgresJobQueue {
         products: """
         SELECT store, product_id, kind, store_kind, periods FROM iap.products
         WHERE product_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
+        """,
+        // The Google subscriptions of the tokens new purchases replaced (read only when a batch has such).
+        continued: """
+        SELECT purchase_token, subscription_id FROM iap.subscriptions
+        WHERE purchase_token = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb))) AND store = 'google'
         """
     )
 
@@ -124,7 +129,25 @@ extension PostgresJobQueue {
         let read = try SettleReading(reads)
         // A remembered revocation makes the purchase revoked in every answer: the planner's rules for a cancelled
         // purchase apply (nothing delivered, not an unclaimed payment).
-        let answers = read.revoked.isEmpty ? answers : answers.map { $0.revoking(read.revoked) }
+        var answers = read.revoked.isEmpty ? answers : answers.map { $0.revoking(read.revoked) }
+        // A Google subscription bought to replace another (an upgrade, a resubscription before expiry) continues the
+        // subscription of the token it replaced (or of its own token, once it took that subscription over).
+        let linked = answers.flatMap { answer in
+            answer.transactions.compactMap { purchase in
+                purchase.subscription.flatMap { snapshot in
+                    snapshot.replacesToken.map { [snapshot.purchaseToken, $0].compactMap { $0 } }
+                }
+            }
+        }
+        if !linked.isEmpty {
+            let tokens = Array(Set(linked.joined()))
+            let continued = try session.execute(settleReads.continued, [JSONText.array(tokens)]).namedRows
+            let map = Dictionary(
+                try continued.map { (try $0.string("purchase_token"), try $0.string("subscription_id")) },
+                uniquingKeysWith: { first, _ in first }
+            )
+            if !map.isEmpty { answers = answers.map { $0.continuing(map) } }
+        }
         var ledger = LedgerView(orders: read.orders, delivered: read.delivered, owners: read.owners)
         let running = read.runningJobs
 

@@ -14,6 +14,7 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                 store: store,
                 originalTransactionID: String(id.dropFirst(store.rawValue.count + 1)),
                 purchaseToken: row["purchase_token"],
+                expiresAtMilliseconds: row["expires_ms"].flatMap { Int64($0) },
                 environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
                 attempts: try row.int("read_attempts")
             )
@@ -34,7 +35,8 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         UPDATE iap.subscriptions s
         SET read_leased_until = now() + make_interval(secs => $1), read_attempts = s.read_attempts + 1
         FROM due WHERE s.subscription_id = due.subscription_id
-        RETURNING s.subscription_id, s.store, s.environment, s.read_attempts, s.purchase_token
+        RETURNING s.subscription_id, s.store, s.environment, s.read_attempts, s.purchase_token,
+                  (extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms
         """
 
     /// One indexed probe per id: the ledger's row, else the period's renewal order.

@@ -11,6 +11,8 @@ package struct OwedSubscriptionRead: Sendable, Equatable {
     package var originalTransactionID: String
     /// Google's purchase token, which its endpoint takes.
     package var purchaseToken: String? = nil
+    /// The end of the latest period the row knows (`expires_at`), milliseconds since 1970.
+    package var expiresAtMilliseconds: Int64? = nil
     /// Where the subscription was bought.
     package var environment: StoreEnvironment
     /// Tries so far, this one included.

@@ -30,4 +30,21 @@ extension VerifiedAnswer {
         }
         return answer
     }
+
+    /// The answer with each Google subscription that replaced a token (`linkedPurchaseToken`) continuing the
+    /// subscription `continued` maps its own token to (once it took that subscription over), else the replaced
+    /// token: its periods and news are that subscription's.
+    func continuing(_ continued: [String: String]) -> VerifiedAnswer {
+        var answer = self
+        answer.transactions = transactions.map { purchase in
+            var purchase = purchase
+            if let snapshot = purchase.subscription, let replaced = snapshot.replacesToken,
+                let subscription = snapshot.purchaseToken.flatMap({ continued[$0] }) ?? continued[replaced]
+            {
+                purchase.subscription?.subscriptionID = subscription
+            }
+            return purchase
+        }
+        return answer
+    }
 }

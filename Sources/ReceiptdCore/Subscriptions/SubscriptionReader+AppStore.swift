@@ -24,6 +24,9 @@ extension SubscriptionReader {
                     case .later(let delay, let reason):
                         try await retry(owed, reason: reason, notBefore: delay, metadata: metadata)
                         return
+                    case .postponed(let delay):
+                        try await queue.retrySubscriptionRead(owed, after: delay, error: nil)
+                        return
                     }
                     let enqueued = try await queue.recordSubscriptionRead(owed, items: items, earlierPeriods: earlier)
                     metrics.recordSubscriptionRead(result: enqueued > 0 ? "periods_found" : "read")
@@ -64,6 +67,8 @@ extension SubscriptionReader {
         case found([SubscriptionReadItem])
         /// The history could not be read now: the whole read is tried again.
         case later(Duration?, String)
+        /// No Server API slot was free: the read is tried again after `delay`, no failure counted.
+        case postponed(Duration)
     }
 
     /// When the latest period is a renewal the ledger lacks, earlier ones may be missing too (two renewals whose
@@ -78,7 +83,10 @@ extension SubscriptionReader {
         let renewals = items.filter {
             $0.snapshot != nil && $0.transactionID != owed.originalTransactionID && !$0.isRevoked
         }
+        // A renewal that begins where the row's period ends follows it: nothing can be missing between. Only one
+        // bought later (two renewals missed, or a lapse recovered) needs the history.
         guard let latest = renewals.first,
+            (latest.purchaseDateMilliseconds ?? .max) > (owed.expiresAtMilliseconds ?? .min) + 1_000,
             !(try await queue.periodsLacking(renewals.map(\.transactionID))).isEmpty
         else { return .found([]) }
         var candidates: [SubscriptionReadItem] = []
@@ -91,7 +99,7 @@ extension SubscriptionReader {
             let body: Data
             switch outcome.answer {
             case .found(let found): body = found
-            case .verdict(.postpone(let delay, _)): return .later(delay, "Get Transaction History: no slot free")
+            case .verdict(.postpone(let delay, _)): return .postponed(delay)
             case .verdict(.retry(let failure)): return .later(failure.notBefore, failure.reason)
             case .verdict:
                 // Refused for good: the latest period is still enqueued; the earlier ones wait for their news.

@@ -34,6 +34,9 @@ package struct SubscriptionSnapshot: Sendable, Equatable {
     package var storeTime: Date
     /// Google's purchase token the subscription is read again with (the latest of its chain); nil for Apple's.
     package var purchaseToken: String?
+    /// Google's `linkedPurchaseToken`: the token this one replaced (an upgrade, a downgrade, a resubscription before
+    /// expiry, a prepaid top-up), whose subscription this one continues.
+    package var replacesToken: String?
 
     /// Creates one; `entitledUntil` is dropped when `state` entitles to nothing, as `iap.subscriptions` requires.
     package init(

@@ -22,6 +22,26 @@ final class GoogleSubscriptionBook: Sendable {
         }
     }
 
+    /// Replaces the subscription of `token` with a new purchase of `productID` (an upgrade or downgrade at once): the
+    /// old one ends now, the new one starts with a first order of its own and names the old token as
+    /// `linkedPurchaseToken`. The new token, nil for an unknown one.
+    func replace(_ token: String, with productID: String, now: Int64) -> String? {
+        let replacement = "subscription." + (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
+        return subscriptions.withLock { subscriptions in
+            guard var old = subscriptions[token] else { return nil }
+            old.apply(.expire, now: now)
+            subscriptions[token] = old
+            var sale = old.sale
+            sale.productID = productID
+            sale.orderID = nil
+            sale.pending = false
+            var new = StandInGoogleSubscription(sale, now: now)
+            new.linkedPurchaseToken = token
+            subscriptions[replacement] = new
+            return replacement
+        }
+    }
+
     /// The subscription of `token`, if the stand-in sold it.
     func subscription(_ token: String) -> StandInGoogleSubscription? {
         subscriptions.withLock { $0[token] }

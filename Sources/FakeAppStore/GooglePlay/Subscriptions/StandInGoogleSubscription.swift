@@ -18,6 +18,8 @@ struct StandInGoogleSubscription: Sendable {
     var autoRenew: Bool
     /// Acknowledged through `purchases.subscriptions.acknowledge`.
     var acknowledged = false
+    /// `linkedPurchaseToken`: the token this subscription replaced.
+    var linkedPurchaseToken: String?
 
     init(_ sale: GoogleSubscriptionSale, now: Int64) {
         self.sale = sale
@@ -105,6 +107,7 @@ struct StandInGoogleSubscription: Sendable {
         ]
         if paid { body["latestOrderId"] = latestOrderID }
         if sale.testPurchase { body["testPurchase"] = [String: Any]() }
+        if let linkedPurchaseToken { body["linkedPurchaseToken"] = linkedPurchaseToken }
         if let account = sale.accountID {
             body["externalAccountIdentifiers"] = ["obfuscatedExternalAccountId": account]
         }

@@ -93,11 +93,15 @@ package struct GoogleDeveloperNotification: Codable, Sendable, Equatable {
         19: "SUBSCRIPTION_PRICE_CHANGE_UPDATED", 20: "SUBSCRIPTION_PENDING_PURCHASE_CANCELED",
     ]
 
-    /// True when processing needs Google's answer first: a purchase (productsv2 names its buyer's
-    /// `obfuscatedExternalAccountId`) and a quantity-based partial refund (the voided purchases list has its
+    /// True when processing needs Google's answer first: a purchase (productsv2, or subscriptionsv2 for
+    /// `SUBSCRIPTION_PURCHASED`, names its buyer's `obfuscatedExternalAccountId`) and a quantity-based partial refund (the voided purchases list has its
     /// `voidedQuantity`).
     package var needsLookup: Bool {
         if let oneTime = oneTimeProductNotification { return oneTime.notificationType == 1 }
+        // A subscription bought: subscriptionsv2 names its buyer, for one no client reported.
+        if let subscription = subscriptionNotification {
+            return subscription.notificationType == 4 && subscription.purchaseToken != nil
+        }
         if let voided = voidedPurchaseNotification { return voided.refundType == 2 }
         return false
     }

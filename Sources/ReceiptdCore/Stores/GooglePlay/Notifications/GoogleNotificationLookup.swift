@@ -120,6 +120,10 @@ package final class GoogleNotificationLookup: Service {
         let outcome: Outcome
         if let oneTime = payload.notification.oneTimeProductNotification, oneTime.notificationType == 1 {
             outcome = await purchase(oneTime, client: client)
+        } else if let bought = payload.notification.subscriptionNotification,
+            bought.notificationType == 4, let token = bought.purchaseToken
+        {
+            outcome = await subscription(token: token, client: client)
         } else if let voided = payload.notification.voidedPurchaseNotification, voided.refundType == 2 {
             outcome = await voidedEntries(
                 voided,
@@ -173,6 +177,21 @@ package final class GoogleNotificationLookup: Service {
             let json = String(data: answer.body, encoding: .utf8)
         else { return .retry("Google Play answered 200 with a body that is not a JSON object", after: nil) }
         return .answer(key: "purchase", json: json)
+    }
+
+    /// subscriptionsv2 of a subscription bought.
+    private func subscription(token: String, client: GooglePlayClient) async -> Outcome {
+        let answer: GooglePlayClient.Answer
+        do {
+            answer = try await client.subscription(token: token)
+        } catch {
+            return .retry("Google Play: \(error)", after: nil)
+        }
+        guard answer.status == 200 else { return Self.failure(answer, aboutToken: true) }
+        guard (try? JSONSerialization.jsonObject(with: answer.body)) is [String: Any],
+            let json = String(data: answer.body, encoding: .utf8)
+        else { return .retry("Google Play answered 200 with a body that is not a JSON object", after: nil) }
+        return .answer(key: "subscription", json: json)
     }
 
     /// The voided purchases list's entries of the purchase, from a day before the event.

@@ -1,8 +1,8 @@
 import Foundation
 
 /// What processing reads from a Google row's `iap.store_notifications.payload`: `{"message": …, "notification":
-/// <the RTDN data object>}`, with the lookup's `"purchase"` (productsv2) or `"voided"` (voided purchases list
-/// entries of this purchase) once it has asked.
+/// <the RTDN data object>}`, with the lookup's `"purchase"` (productsv2), `"subscription"` (subscriptionsv2) or
+/// `"voided"` (voided purchases list entries of this purchase) once it has asked.
 package struct GoogleNotificationPayload: Sendable, Equatable {
     /// The decoded RTDN data.
     package var notification: GoogleDeveloperNotification
@@ -10,6 +10,8 @@ package struct GoogleNotificationPayload: Sendable, Equatable {
     var purchase: GoogleProductPurchase?
     /// The lookup's voided purchases list entries of this purchase, if it has asked.
     var voided: [GoogleVoidedPurchasesPage.Entry]?
+    /// The lookup's subscriptionsv2 answer, for a subscription bought, if it has asked.
+    var subscription: GoogleSubscriptionPurchase?
 
     /// Reads `payload`; a `NotificationPayloadError` when it is not in the agreed format.
     package init(payload: String) throws {
@@ -26,6 +28,14 @@ package struct GoogleNotificationPayload: Sendable, Equatable {
                 let decoded = try? JSONDecoder().decode(GoogleProductPurchase.self, from: purchaseData)
             else { throw NotificationPayloadError(reason: "payload.purchase is not a readable purchase answer") }
             self.purchase = decoded
+        }
+        if let subscription = object["subscription"], !(subscription is NSNull) {
+            guard let subscriptionData = try? JSONSerialization.data(withJSONObject: subscription),
+                let decoded = try? JSONDecoder().decode(GoogleSubscriptionPurchase.self, from: subscriptionData)
+            else {
+                throw NotificationPayloadError(reason: "payload.subscription is not a readable subscription answer")
+            }
+            self.subscription = decoded
         }
         if let voided = object["voided"], !(voided is NSNull) {
             guard let entries = voided as? [Any],

@@ -44,7 +44,7 @@ enum GoogleSubscriptionReading {
         }
         let latest = purchase.latestPaidOrderID
         let base = latest.map { chain(of: $0).base }
-        return SubscriptionSnapshot(
+        var snapshot = SubscriptionSnapshot(
             subscriptionID: "google:" + GoogleLedgerID.of(orderID: base, token: token),
             store: .google,
             productID: line.productID,
@@ -59,6 +59,8 @@ enum GoogleSubscriptionReading {
             storeTime: now,
             purchaseToken: token
         )
+        snapshot.replacesToken = purchase.linkedPurchaseToken
+        return snapshot
     }
 
     /// Every period `purchase` has paid, oldest first, each a purchase of the subscription's current product
