@@ -93,12 +93,13 @@ package struct ChaosReport: Sendable {
             violations.append("daemons did not exit 0 on SIGTERM: \(unclean.map { $0.map(String.init) ?? "killed" })")
         }
 
-        // Every delivered Google purchase acknowledged exactly once (successful calls), and no other purchase at all.
+        // Every delivered Google one-time purchase acknowledged exactly once (successful calls), and no other
+        // purchase at all (subscriptions are `ChaosSubscriptions`' to check).
         let googleDelivered = try await connection.execute(
-            "SELECT transaction_id FROM iap.deliveries WHERE store = 'google'"
+            "SELECT transaction_id FROM iap.deliveries WHERE store = 'google' AND subscription_id IS NULL"
         ).rows.compactMap { $0[0] }
         var acknowledged: [String: Int] = [:]
-        for call in googleFinalizations where call.httpStatus == 200 {
+        for call in googleFinalizations where call.httpStatus == 200 && call.action != .acknowledgeSubscription {
             acknowledged[SyntheticPurchaseToken(token: call.token)?.orderID ?? call.token, default: 0] += 1
         }
         for transaction in googleDelivered where acknowledged[transaction] != 1 {

@@ -11,8 +11,9 @@ import ReceiptdTestKit
 /// are on: trusted players' orders (Google's players are trusted too) waiting a second on a failing store are
 /// granted, and the game side (`ChaosProvisionalGame`) grants them and takes refuted ones back, while an operator
 /// cancels (and retries) the job of a granted order and the game closes another.
-/// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`). App Store subscriptions renew
-/// throughout without a notification, each renewal found by the daemons' re-read (`ChaosSubscriptions`).
+/// Every daemon sends webhooks to a stand-in receiver in this process (`ChaosWebhooks`). App Store and Google Play
+/// subscriptions renew throughout without a notification, each renewal found by the daemons' re-read
+/// (`ChaosSubscriptions`).
 /// Then `ChaosReport` checks that nothing was lost or delivered twice, `ChaosProvisionalGame` that every
 /// provisional grant ended confirmed, refuted or cancelled (none stays unconfirmed) and that no unit was owed twice, and `ChaosWebhooks` that every
 /// event was delivered, verified, and first arrived in its order's write order.
@@ -99,9 +100,12 @@ package struct ChaosRun {
             standIn: standIn
         )
         for call in orders.initial { try await enqueue(call, on: connection) }
-        var subscriptions = try await ChaosSubscriptions.start(standIn: standIn, on: connection)
+        let subscriptions = try await ChaosSubscriptions.start(standIn: standIn, google: googlePlay, on: connection)
+        let renewals = Task { await subscriptions.renewAsTheStoresDo() }
+        defer { renewals.cancel() }
         say(
-            "enqueued \(orders.initial.count) orders and \(ChaosSubscriptions.count) subscriptions; "
+            "enqueued \(orders.initial.count) orders and \(ChaosSubscriptions.count + ChaosSubscriptions.googleCount) "
+                + "subscriptions; "
                 + "starting \(configuration.daemons) daemons"
         )
 
@@ -153,7 +157,6 @@ package struct ChaosRun {
                     try await enqueue($0, on: connection)
                 }
                 try await provisional.step(on: connection)
-                try await subscriptions.step(on: connection)
             } catch {
                 say("the run's own database work failed (\(error)); reconnecting")
                 await connection.close()

@@ -1,73 +1,137 @@
 import FakeAppStore
 import Foundation
 import ReceiptdCore
+import Synchronization
 
-/// App Store subscriptions renewed through a chaos run's kills, restarts and outages, without a single notification:
-/// each renewal is found by the daemons' re-read when the period before ends. The stand-in renews a subscription
-/// once the ledger holds its latest period (Get All Subscription Statuses names only the latest), up to `renewals`
-/// times; at the end every period the stand-in sold must be in the ledger exactly once, the first paying its checkout
-/// and each later one its own order `renewal:<transaction_id>`, for the subscription's player.
-struct ChaosSubscriptions {
-    /// How many subscriptions are sold, how long their periods last, and how often each renews.
+/// Subscriptions in both stores renewed through a chaos run's kills, restarts and outages, without a single
+/// notification: each renewal is found by the daemons' re-read when the period before ends. The stand-ins renew each
+/// subscription shortly before its period ends, as the stores do, up to `renewals` times, on a task of their own that
+/// neither the database's restarts nor the run's loop hold up (a renewal made after the period ended would be a
+/// resubscription the stores announce, and the run sends no notification); the ledger may lag behind, and a re-read
+/// that finds two periods missing delivers both. At the end every period a stand-in sold must be in the ledger
+/// exactly once, the first paying its checkout and each later one its own order `renewal:<transaction_id>`, for the
+/// subscription's player, and each Google subscription acknowledged exactly once.
+final class ChaosSubscriptions: Sendable {
+    /// How many subscriptions are sold in each store, how long their periods last, and how often each renews.
     static let count = 8
+    static let googleCount = 4
     static let periodSeconds = 2.0
     static let renewals = 2
     /// Their product: its own, so that the other orders' product keeps its kind.
     static let product = "com.example.vip_chaos"
 
-    private let standIn: AppStoreStandIn
-    /// The subscriptions' original transaction ids, and their players.
-    private let originals: [(original: String, user: String)]
-    /// Renewals made per subscription.
-    private var renewed: [String: Int] = [:]
+    /// One subscription sold: its id in the ledger's terms, its player, and the stand-in's name for it (the
+    /// original transaction id at the App Store, the purchase token at Google Play).
+    private struct Sold: Sendable {
+        var store: Store
+        var key: String
+        var subscriptionID: String
+        var checkout: String
+        var user: String
+    }
 
-    /// Sells the subscriptions at the stand-in and enqueues each first period for its checkout order.
-    static func start(standIn: AppStoreStandIn, on connection: PostgresConnection) async throws -> ChaosSubscriptions {
-        var originals: [(String, String)] = []
+    private let standIn: AppStoreStandIn
+    private let google: GooglePlayStandIn
+    private let sold: [Sold]
+    /// Renewals made per subscription, by its stand-in key.
+    private let renewed = Mutex<[String: Int]>([:])
+
+    /// Sells the subscriptions at both stand-ins and enqueues each first period for its checkout order.
+    static func start(
+        standIn: AppStoreStandIn,
+        google: GooglePlayStandIn,
+        on connection: PostgresConnection
+    ) async throws -> ChaosSubscriptions {
+        var sold: [Sold] = []
         for index in 0..<count {
             let original = String(7_100_000_000 + index)
             let user = "chaos-vip-\(index)"
             let first = standIn.subscribe(
                 SubscriptionPurchase(transactionID: original, productID: product, periodSeconds: periodSeconds)
             )
+            let checkout = "chaos-vip-\(original)"
             try await connection.execute(
                 "SELECT iap.create_order($1, $2, $3), iap.enqueue_transaction($1, $2, $3, $4)",
-                ["chaos-vip-\(original)", user, product, standIn.testChain.signedTransaction(first)]
+                [checkout, user, product, standIn.testChain.signedTransaction(first)]
             )
-            originals.append((original, user))
+            sold.append(
+                Sold(store: .apple, key: original, subscriptionID: "apple:" + original, checkout: checkout, user: user)
+            )
         }
-        return ChaosSubscriptions(standIn: standIn, originals: originals)
+        try await connection.execute("SELECT iap.define_product('google', $1, 'auto_renewable')", [product])
+        for index in 0..<googleCount {
+            let orderID = "GPA.7200-0000-0000-\(String(10_000 + index))"
+            let user = "chaos-gvip-\(index)"
+            let account = "acct-" + user
+            let token = google.subscribe(
+                GoogleSubscriptionSale(
+                    productID: product,
+                    periodSeconds: periodSeconds,
+                    accountID: account,
+                    orderID: orderID
+                )
+            )
+            let checkout = "chaos-gvip-\(orderID)"
+            try await connection.execute(
+                """
+                SELECT iap.create_order($1, $2, $3, 1, NULL, $5), iap.enqueue_google_purchase($1, $2, $3, $4, 1, $5)
+                """,
+                [checkout, user, product, token, account]
+            )
+            sold.append(
+                Sold(store: .google, key: token, subscriptionID: "google:" + orderID, checkout: checkout, user: user)
+            )
+        }
+        return ChaosSubscriptions(standIn: standIn, google: google, sold: sold)
     }
 
-    private init(standIn: AppStoreStandIn, originals: [(original: String, user: String)]) {
+    private init(standIn: AppStoreStandIn, google: GooglePlayStandIn, sold: [Sold]) {
         self.standIn = standIn
-        self.originals = originals
+        self.google = google
+        self.sold = sold
     }
 
-    /// Renews each subscription whose latest period the ledger holds and whose period ends within 1.5 s.
-    mutating func step(on connection: PostgresConnection) async throws {
-        let delivered = try await deliveredIDs(on: connection)
-        let now = SignedTransactionPayload.nowMilliseconds()
-        for (original, _) in originals where renewed[original, default: 0] < Self.renewals {
-            guard let latest = standIn.subscriptionTransactions(original).last,
-                delivered.contains(latest.transactionId),
-                (latest.expiresDate ?? 0) - now < 1_500
-            else { continue }
-            try await standIn.changeSubscription(.renew, original)
-            renewed[original, default: 0] += 1
+    /// The ledger ids of every period the stand-in sold of `subscription`, oldest first, and when the latest ends.
+    private func periods(of subscription: Sold) -> (ids: [String], expiry: Date?) {
+        switch subscription.store {
+        case .apple:
+            let transactions = standIn.subscriptionTransactions(subscription.key)
+            return (
+                transactions.map(\.transactionId),
+                transactions.last?.expiresDate.map { Date(timeIntervalSince1970: Double($0) / 1000) }
+            )
+        case .google:
+            let periods = google.subscriptionPeriods(subscription.key)
+            return (periods?.orders ?? [], periods?.expiry)
+        }
+    }
+
+    /// Renews, every 100 ms until each subscription renewed `renewals` times (or the task is cancelled), each one
+    /// whose period ends within 1.5 s.
+    func renewAsTheStoresDo() async {
+        while !Task.isCancelled, renewed.withLock({ $0.values.reduce(0, +) }) < sold.count * Self.renewals {
+            for subscription in sold where renewed.withLock({ $0[subscription.key, default: 0] }) < Self.renewals {
+                guard let expiry = periods(of: subscription).expiry, expiry.timeIntervalSinceNow < 1.5 else { continue }
+                switch subscription.store {
+                case .apple: _ = try? await standIn.changeSubscription(.renew, subscription.key)
+                case .google: _ = try? await google.changeSubscription(.renew, subscription.key)
+                }
+                renewed.withLock { $0[subscription.key, default: 0] += 1 }
+            }
+            try? await Task.sleep(for: .milliseconds(100))
         }
     }
 
     /// Whether every subscription renewed as often as it will and the ledger holds every period.
     func isOver(on connection: PostgresConnection) async throws -> Bool {
-        guard originals.allSatisfy({ renewed[$0.original, default: 0] == Self.renewals }) else { return false }
+        let renewed = self.renewed.withLock { $0 }
+        guard sold.allSatisfy({ renewed[$0.key, default: 0] == Self.renewals }) else { return false }
         let delivered = try await deliveredIDs(on: connection)
-        return originals.allSatisfy { subscription in
-            standIn.subscriptionTransactions(subscription.original).allSatisfy { delivered.contains($0.transactionId) }
-        }
+        return sold.allSatisfy { periods(of: $0).ids.allSatisfy { delivered.contains($0) } }
     }
 
-    /// Every broken rule: a period lost, delivered to another order or player, or an order delivered more than once.
+    /// Every broken rule: a period lost, delivered to another order or player, an order delivered more than once,
+    /// or a Google subscription not acknowledged exactly once.
     func check(on connection: PostgresConnection) async throws -> (periods: Int, violations: [String]) {
         var violations: [String] = []
         let rows = try await connection.execute(
@@ -79,18 +143,20 @@ struct ChaosSubscriptions {
         var byTransaction: [String: QueryResult.Row] = [:]
         for row in rows { byTransaction[try row.string("transaction_id")] = row }
         var periods = 0
-        for (original, user) in originals {
-            for (index, period) in standIn.subscriptionTransactions(original).enumerated() {
+        for subscription in sold {
+            for (index, period) in self.periods(of: subscription).ids.enumerated() {
                 periods += 1
-                guard let row = byTransaction[period.transactionId] else {
-                    violations.append("subscription \(original): period \(period.transactionId) lost")
+                guard let row = byTransaction[period] else {
+                    violations.append("subscription \(subscription.subscriptionID): period \(period) lost")
                     continue
                 }
-                let order = index == 0 ? "chaos-vip-\(original)" : "renewal:\(period.transactionId)"
-                if row["order_id"] != order || row["user_id"] != user || row["subscription_id"] != "apple:" + original {
+                let order = index == 0 ? subscription.checkout : "renewal:\(period)"
+                if row["order_id"] != order || row["user_id"] != subscription.user
+                    || row["subscription_id"] != subscription.subscriptionID
+                {
                     violations.append(
-                        "subscription \(original): period \(period.transactionId) delivered to \(row["order_id"] ?? "-") "
-                            + "of \(row["user_id"] ?? "-"), not \(order) of \(user)"
+                        "subscription \(subscription.subscriptionID): period \(period) delivered to "
+                            + "\(row["order_id"] ?? "-") of \(row["user_id"] ?? "-"), not \(order) of \(subscription.user)"
                     )
                 }
             }
@@ -105,6 +171,15 @@ struct ChaosSubscriptions {
             [Self.product]
         ).rows.compactMap { $0[0] }
         if !repeated.isEmpty { violations.append("subscription orders paid more than once: \(repeated)") }
+        let acknowledgements = google.recordedFinalizations().filter {
+            $0.action == .acknowledgeSubscription && $0.httpStatus == 200
+        }
+        for subscription in sold where subscription.store == .google {
+            let count = acknowledgements.filter { $0.token == subscription.key }.count
+            if count != 1 {
+                violations.append("subscription \(subscription.subscriptionID) acknowledged \(count) times")
+            }
+        }
         return (periods, violations)
     }
 

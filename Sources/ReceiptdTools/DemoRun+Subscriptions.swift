@@ -68,13 +68,16 @@ extension DemoRun {
         )
     }
 
-    /// Waits until the VIP pass has `periods` periods in the ledger, each settled, and is in `state`; one line on it.
-    private func subscriptionLine(
+    /// Waits until the VIP pass (`subscriptionID`, the App Store's by default) has `periods` periods in the ledger,
+    /// each settled, and is in `state` with renewal `autoRenew` (either, when nil); one line on it.
+    func subscriptionLine(
+        _ subscriptionID: String = "apple:" + vipOriginal,
         on connection: PostgresConnection,
         periods: Int,
-        state: SubscriptionState = .active
+        state: SubscriptionState = .active,
+        autoRenew: Bool? = nil
     ) async throws -> String {
-        try await poll("the VIP pass with \(periods) period(s), \(state.rawValue)", on: connection) {
+        try await poll("\(subscriptionID) with \(periods) period(s), \(state.rawValue)", on: connection) {
             try await $0.execute(
                 """
                 SELECT s.subscription_id || ' ' || s.state || coalesce(', entitled until '
@@ -83,12 +86,12 @@ extension DemoRun {
                        || '; periods: ' || (SELECT string_agg(d.order_id, ', ' ORDER BY d.period_start)
                                             FROM iap.deliveries d WHERE d.subscription_id = s.subscription_id) AS line
                 FROM iap.subscriptions s
-                WHERE s.subscription_id = $1 AND s.state = $2
+                WHERE s.subscription_id = $1 AND s.state = $2 AND s.auto_renew = coalesce($4, s.auto_renew)
                   AND (SELECT count(*) FROM iap.deliveries d WHERE d.subscription_id = s.subscription_id) = $3
                   AND NOT EXISTS (SELECT 1 FROM iap.jobs j JOIN iap.orders o USING (order_id)
                                   WHERE o.user_id = s.user_id AND j.state IN ('pending', 'running'))
                 """,
-                ["apple:" + Self.vipOriginal, state.rawValue, periods]
+                [subscriptionID, state.rawValue, periods, autoRenew]
             ).first?["line"]
         }
     }

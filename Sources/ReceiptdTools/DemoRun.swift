@@ -200,6 +200,11 @@ package struct DemoRun {
                     standIn: standIn,
                     intakeURL: "http://127.0.0.1:\(port)/notifications/apple"
                 )
+                try await sellGoogleVIPPass(
+                    on: connection,
+                    googlePlay: googlePlay,
+                    intakeURL: "http://127.0.0.1:\(port)/notifications/google"
+                )
                 try await failTheReceiverTwice(receiver, on: connection)
                 try await serveTrustedThroughOutage(on: connection, standIn: standIn)
                 try await finishWebhooks(receiver, on: connection)

@@ -116,19 +116,14 @@ import Testing
                     revokedAtMilliseconds: published
                 )
         )
-        // A subscription's voided period is revoked the same way (the processor then reads the subscription again).
+        // A subscription's voided period is revoked the same way, and its subscription read again.
         let subscription = #"""
             {"packageName": "com.example",
              "voidedPurchaseNotification": {"purchaseToken": "tok", "orderId": "GPA.7..0", "productType": 1}}
             """#
         #expect(
             action("VOIDED_PURCHASE", try payload(subscription))
-                == .revoke(
-                    transactionID: "GPA.7..0",
-                    reason: "voided",
-                    percentage: nil,
-                    revokedAtMilliseconds: published
-                )
+                == .revokeSubscriptionPeriod(transactionID: "GPA.7..0", token: "tok", revokedAtMilliseconds: published)
         )
     }
 

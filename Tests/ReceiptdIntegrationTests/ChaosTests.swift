@@ -28,8 +28,9 @@ import Testing
         #expect(report.kills >= 1)
         #expect(report.forgedCancels >= 1)
         #expect(report.gameTransactionSeconds >= 6)
-        // Eight subscriptions renewed twice each, every renewal found by the re-read: each period its own order.
-        #expect(report.subscriptionPeriods == 24, "\(report.summary)")
+        // Eight App Store and four Google Play subscriptions renewed twice each, every renewal found by the re-read:
+        // each period its own order.
+        #expect(report.subscriptionPeriods == 36, "\(report.summary)")
         #expect(report.orders == 350 + report.subscriptionPeriods)
         #expect(report.outcomes["full"] == 260 + report.subscriptionPeriods)
         // Google Play out: the App Store orders enqueued meanwhile all settled before it came back.
@@ -63,9 +64,10 @@ import Testing
             logger: Logger(label: "demo", factory: { _ in SwiftLogNoOpLogHandler() }),
             say: { _ in }
         ).run()
-        // Three of them the VIP pass's: its checkout and two renewal orders.
-        #expect(rows.count == 31)
-        #expect(rows.filter { $0.orderID.hasPrefix("renewal:") }.count == 2)
+        // Six of them the VIP passes': each store's checkout and two renewal orders.
+        #expect(rows.count == 34)
+        #expect(rows.filter { $0.orderID.hasPrefix("renewal:") }.count == 4)
+        #expect(rows.filter { $0.orderID.hasPrefix("renewal:GPA.3500-") }.count == 2)
         #expect(rows.filter { $0.orderID.hasPrefix("demo-sk2-") }.count == 5)
         // Six from the client's tokens, and the one Google reported itself (then refunded).
         #expect(rows.filter { $0.orderID.hasPrefix("demo-gp-") }.count == 7)
@@ -76,7 +78,7 @@ import Testing
         // demo-outage's retries may outlast the demo's 3 s too and be granted as well; every grant is confirmed.
         #expect(rows.contains { $0.orderID == "demo-trusted" && $0.provisional == "confirmed" })
         #expect(rows.allSatisfy { $0.provisional == nil || $0.provisional == "confirmed" })
-        #expect(ledger == 20)
+        #expect(ledger == 23)
         // The shield nobody ordered, and the purchase another account made for an order bound to its own token.
         #expect(
             unclaimed == ["1000000013 (com.example.shield, user lena)", "2000000005 (com.example.gems100, user quinn)"]
@@ -98,7 +100,7 @@ import Testing
             webhooks.events.filter { $0.type == type && $0.provisional == provisional }.compactMap(\.orderID).sorted()
         }
         let paid = rows.filter { ["full", "partial"].contains($0.outcome) }.map(\.orderID).sorted()
-        #expect(paid.count == 20)
+        #expect(paid.count == 23)
         #expect(orders("order.verified") == paid)
         #expect(
             orders("order.verified", provisional: true) == rows.filter { $0.provisional != nil }.map(\.orderID).sorted()
@@ -128,15 +130,26 @@ import Testing
         }
         #expect(asked.compactMap { $0["store"] as? String }.sorted() == ["apple", "google"], "\(asked)")
         #expect(asked.allSatisfy { $0["delivered"] as? Bool == true && $0["granted"] as? Bool == true }, "\(asked)")
-        // The VIP pass bought, renewed, in its grace period, recovered, renewal turned off, expired.
+        // The App Store's VIP pass bought, renewed, in its grace period, recovered, renewal turned off, expired;
+        // Google Play's bought, renewed, in its grace period, on hold, recovered, cancelled, expired.
+        func subscriptionEvents(_ order: String) -> [String] {
+            webhooks.events.filter { $0.type.hasPrefix("subscription.") && $0.orderID == order }.map(\.type)
+        }
         #expect(
-            webhooks.events.filter { $0.type.hasPrefix("subscription.") }.map(\.type) == [
+            subscriptionEvents("demo-vip") == [
                 "subscription.started", "subscription.renewed", "subscription.state_changed", "subscription.renewed",
                 "subscription.state_changed", "subscription.expired",
             ]
         )
-        #expect(webhooks.events.filter { $0.type.hasPrefix("subscription.") }.allSatisfy { $0.orderID == "demo-vip" })
-        #expect(webhooks.events.count == 20 + provisional + 2 + 2 + 2 + 2 + 6)
+        #expect(
+            subscriptionEvents("demo-gvip") == [
+                "subscription.started", "subscription.renewed", "subscription.state_changed",
+                "subscription.state_changed", "subscription.renewed", "subscription.state_changed",
+                "subscription.expired",
+            ]
+        )
+        #expect(webhooks.events.filter { $0.type.hasPrefix("subscription.") }.count == 6 + 7)
+        #expect(webhooks.events.count == 23 + provisional + 2 + 2 + 2 + 2 + 6 + 7)
         // The trusted player's order: the provisional grant's event, then the confirmation's, in that order.
         #expect(
             webhooks.events.filter { $0.orderID == "demo-trusted" }.map { $0.type + ($0.provisional ? "+p" : "") }

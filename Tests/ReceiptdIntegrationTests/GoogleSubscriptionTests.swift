@@ -16,6 +16,7 @@ import Testing
         user: String = "gina",
         product: String = "vip_pass",
         periodSeconds: Double = 3600,
+        prepaid: Bool = false,
         orderID: String
     ) async throws -> String {
         try await f.connection.execute(
@@ -27,7 +28,8 @@ import Testing
                 productID: product,
                 periodSeconds: periodSeconds,
                 accountID: "acct-" + user,
-                orderID: orderID
+                orderID: orderID,
+                prepaid: prepaid
             )
         )
         try await f.connection.execute(

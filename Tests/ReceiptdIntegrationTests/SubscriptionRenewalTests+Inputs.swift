@@ -211,4 +211,37 @@ extension SubscriptionRenewalTests {
             )
         }
     }
+
+    /// A client's signed transaction of a first period that ended before it arrived, the renewals' news lost too:
+    /// the transaction alone says nothing of renewal, so its subscription is read from Apple at once, never taken
+    /// for ended, and both renewals are delivered, each its own order.
+    @Test func aLateFirstPeriodHasItsSubscriptionReadAtOnceAndItsRenewalsFound() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute("SELECT iap.create_order('o-6250', 'vera', 'vip')")
+            let first = f.standIn.subscribe(
+                SubscriptionPurchase(transactionID: "6250", productID: "vip", periodSeconds: 2)
+            )
+            try await f.standIn.changeSubscription(.renew, "6250")
+            try await f.standIn.changeSubscription(.renew, "6250")
+            try await Task.sleep(for: .milliseconds(2_200))
+            try await f.enqueue(
+                "o-6250",
+                user: "vera",
+                product: "vip",
+                transaction: f.standIn.testChain.signedTransaction(first)
+            )
+            try await f.withDaemons { _ in
+                try await waitForPeriods(f, "6250", 3)
+                try await f.waitUntilSettled()
+            }
+            #expect(
+                try await f.value(
+                    "SELECT string_agg(order_id, ',' ORDER BY period_start) FROM iap.deliveries WHERE subscription_id = $1",
+                    ["apple:6250"]
+                ) == "o-6250,renewal:6250001,renewal:6250002"
+            )
+            let row = try await subscription(f, "6250")
+            #expect(row["state"] == "active" && row["latest_transaction_id"] == "6250002", "\(row)")
+        }
+    }
 }

@@ -149,13 +149,16 @@ BEGIN
                     v_payment.store, v_kind);
             -- Google refunds a purchase nobody acknowledged within three days: its finalization is owed from the
             -- transaction that delivers it, and the GoogleFinalizer makes it once. By the catalogue's kind, as
-            -- the daemon does: a consumable is consumed, anything else acknowledged. A product not in the
+            -- the daemon does: a consumable is consumed, a subscription acknowledged through
+            -- purchases.subscriptions.acknowledge, anything else acknowledged. A product not in the
             -- catalogue is acknowledged whatever GOOGLE_PLAY_FINALIZE says (SQL cannot read the daemon's
             -- setting): that keeps the payment, where consuming a product the app does not consume would be wrong.
             IF v_payment.store = 'google' THEN
                 INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action)
                 VALUES (assign_payment.transaction_id, assign_payment.order_id, v_payment.product_id,
-                        v_payment.purchase_token, CASE v_kind WHEN 'consumable' THEN 'consume' ELSE 'acknowledge' END)
+                        v_payment.purchase_token,
+                        CASE v_kind WHEN 'consumable' THEN 'consume' WHEN 'auto_renewable' THEN 'acknowledge_subscription'
+                                    ELSE 'acknowledge' END)
                 ON CONFLICT (transaction_id) DO NOTHING;
             END IF;
             -- An App Store payment without an app account token (an offer code redeemed in the App Store, a purchase

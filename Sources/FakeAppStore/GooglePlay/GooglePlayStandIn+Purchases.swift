@@ -98,6 +98,39 @@ extension GooglePlayStandIn {
         authorization: String?,
         body: String
     ) -> GooglePlayAnswer {
+        if let refusal = finalizationRefusal(
+            action,
+            package: package,
+            productID: productID,
+            token: token,
+            authorization: authorization,
+            body: body
+        ) {
+            return refusal
+        }
+        let specification = SyntheticPurchaseToken(token: token)
+        return ledger.finalize(token, productID: productID, action: action) { seen, failure in
+            if let failure { return .scripted(failure) }
+            guard let specification else { return .tokenNotFound }
+            if let expected = specification.productID, expected != productID { return .invalidValue }
+            let pending = seen.lookups < specification.pendingCalls ?? 0
+            guard !pending, specification.state == 0 else { return .failedPrecondition }
+            // Google answers acknowledge with an empty object and consume with an empty body.
+            return action == .acknowledge ? GooglePlayAnswer(status: 200, body: "{}") : GooglePlayAnswer(status: 200)
+        }
+    }
+
+    /// What Google answers a finalizing call (`action`) before it looks at the purchase: a bad bearer, another
+    /// package, a body that is not a JSON object. A refusal is recorded, and uses none of the failures
+    /// ``failFinalizations(_:status:)`` scripted; nil when the call gets as far as the purchase.
+    func finalizationRefusal(
+        _ action: RecordedGoogleFinalization.Action,
+        package: String,
+        productID: String,
+        token: String,
+        authorization: String?,
+        body: String
+    ) -> GooglePlayAnswer? {
         let refusal: GooglePlayAnswer? =
             if ledger.bearerFailure(authorization) != nil {
                 .unauthenticated
@@ -118,18 +151,8 @@ extension GooglePlayStandIn {
                     receivedAt: Date()
                 )
             )
-            return refusal
         }
-        let specification = SyntheticPurchaseToken(token: token)
-        return ledger.finalize(token, productID: productID, action: action) { seen, failure in
-            if let failure { return .scripted(failure) }
-            guard let specification else { return .tokenNotFound }
-            if let expected = specification.productID, expected != productID { return .invalidValue }
-            let pending = seen.lookups < specification.pendingCalls ?? 0
-            guard !pending, specification.state == 0 else { return .failedPrecondition }
-            // Google answers acknowledge with an empty object and consume with an empty body.
-            return action == .acknowledge ? GooglePlayAnswer(status: 200, body: "{}") : GooglePlayAnswer(status: 200)
-        }
+        return refusal
     }
 
     /// Acknowledge takes an optional `{"developerPayload":…}`; consume takes nothing.

@@ -8,7 +8,8 @@ extension GooglePlayStandIn {
     /// `purchases.voidedpurchases.list`: those voided from `startTime` (and up to `endTime`), oldest first,
     /// `maxResults` (at most ``Configuration/voidedPageSize``) a page; `token` asks the next page. A `startTime`
     /// more than 30 days back is answered 400, as Google does. Quantity-based partial refunds are listed only with
-    /// `includeQuantityBasedPartialRefund=true`.
+    /// `includeQuantityBasedPartialRefund=true`, subscriptions' refunded periods only with `type=1` (Google's default,
+    /// `type=0`, lists one-time products alone).
     func voidedPurchases(package: String, query: [String: String], authorization: String?) -> GooglePlayAnswer {
         let answer: GooglePlayAnswer =
             if ledger.bearerFailure(authorization) != nil {
@@ -24,6 +25,7 @@ extension GooglePlayStandIn {
             RecordedGoogleVoidedQuery(
                 startTime: query["startTime"].flatMap { Int64($0) },
                 token: query["token"],
+                type: query["type"],
                 httpStatus: answer.status,
                 receivedAt: Date()
             )
@@ -36,10 +38,12 @@ extension GooglePlayStandIn {
         guard let start = query["startTime"].map({ Int64($0) }) ?? now - Self.defaultVoidedWindowMilliseconds,
             start >= now - Self.defaultVoidedWindowMilliseconds,
             let end = query["endTime"].map({ Int64($0) }) ?? now, start <= end,
-            let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0
+            let maxResults = query["maxResults"].map({ Int($0) }) ?? 1000, maxResults > 0,
+            let type = query["type"].map({ Int($0) }) ?? 0, type == 0 || type == 1
         else { return .invalidValue }
         var entries = ledger.voided(in: start...end)
         if query["includeQuantityBasedPartialRefund"] != "true" { entries.removeAll { $0.quantity != nil } }
+        if type == 0 { entries.removeAll { subscriptionBook.subscription($0.token) != nil } }
         if let token = query["token"] {
             // The page token names the last entry sent, so voids added meanwhile neither repeat nor skip entries.
             guard let last = Self.position(pageToken: token) else { return .invalidValue }

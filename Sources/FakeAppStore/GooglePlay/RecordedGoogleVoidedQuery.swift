@@ -6,6 +6,8 @@ package struct RecordedGoogleVoidedQuery: Sendable, Equatable {
     package var startTime: Int64?
     /// The page token (`token`) asked; `nil` for a first page.
     package var token: String?
+    /// `type` asked (`1` lists subscriptions too); `nil` when absent.
+    package var type: String?
     /// The HTTP status answered.
     package var httpStatus: Int
     /// When it arrived.

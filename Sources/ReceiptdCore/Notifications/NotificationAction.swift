@@ -28,6 +28,9 @@ package enum NotificationAction: Sendable, Equatable {
     /// is read again from Google at once; one no client reported is settled as `purchase` says (a
     /// `SUBSCRIPTION_PURCHASED`, after its lookup), else only recorded.
     case googleSubscriptionNews(token: String, purchase: GoogleNotifiedPurchase?)
+    /// Revoke a Google subscription's refunded period (`VOIDED_PURCHASE` of `productType` 1) as `revoke` does, and
+    /// have the subscription of `token` read again at once: Google may have ended it.
+    case revokeSubscriptionPeriod(transactionID: String, token: String, revokedAtMilliseconds: Int64)
     /// Revoke units of a Google ledger row (quantity-based partial refunds, `VOIDED_PURCHASE` refundType 2),
     /// remembering each refund once.
     case revokeUnits(transactionID: String, refunds: [GooglePartialRefund])

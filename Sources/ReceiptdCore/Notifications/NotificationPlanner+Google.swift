@@ -46,15 +46,22 @@ extension NotificationPlanner {
             guard let voided = notification.voidedPurchaseNotification else {
                 return .fail("\(type) without voidedPurchaseNotification")
             }
-            // A subscription's voided period is revoked like a one-time purchase; the processor then has the
-            // subscription read again.
             let transactionID = GoogleLedgerID.of(orderID: voided.orderId, token: voided.purchaseToken)
+            let voidedAt = notification.eventTimeMillis.flatMap { Int64($0) } ?? signedAtMilliseconds
+            // A subscription's voided period is revoked like a one-time purchase, and its subscription read again.
+            if voided.productType == 1 {
+                return .revokeSubscriptionPeriod(
+                    transactionID: transactionID,
+                    token: voided.purchaseToken,
+                    revokedAtMilliseconds: voidedAt
+                )
+            }
             guard voided.refundType == 2 else {
                 return .revoke(
                     transactionID: transactionID,
                     reason: "voided",
                     percentage: nil,
-                    revokedAtMilliseconds: notification.eventTimeMillis.flatMap { Int64($0) } ?? signedAtMilliseconds
+                    revokedAtMilliseconds: voidedAt
                 )
             }
             guard let entries = payload.voided else { return .fail("\(type) without the voided purchases lookup") }

@@ -138,12 +138,6 @@ extension PostgresJobQueue: NotificationProcessing {
             consumptionRequestReason: consumptionRequestReason,
             in: session
         )
-        if store == Store.google.rawValue, case .revoke = action,
-            let payload = try? GoogleNotificationPayload(payload: try row.string("payload")),
-            let voided = payload.notification.voidedPurchaseNotification, voided.productType == 1
-        {
-            _ = try rereadGoogleSubscription(voided.purchaseToken, in: session)
-        }
         if store == Store.apple.rawValue, let jws = signedTransactionInfo, let signed = verifiedTransaction(jws),
             let snapshot = subscriptionSnapshot(of: signed, renewal: renewal)
         {
@@ -185,6 +179,25 @@ extension PostgresJobQueue: NotificationProcessing {
             ).first
             if answer?["current"] == "f" { return (.superseded, nil) }
             return (answer?["delivered"] == "t" ? .revoked : .revokedUndelivered, nil)
+        case .revokeSubscriptionPeriod(let transactionID, let token, let revokedAt):
+            let revoked = try run(
+                .revoke(
+                    transactionID: transactionID,
+                    reason: "voided",
+                    percentage: nil,
+                    revokedAtMilliseconds: revokedAt
+                ),
+                row,
+                id: id,
+                store: store,
+                signedAt: signedAt,
+                storeTime: storeTime,
+                signedTransactionInfo: signedTransactionInfo,
+                consumptionRequestReason: consumptionRequestReason,
+                in: session
+            )
+            _ = try rereadGoogleSubscription(token, in: session)
+            return revoked
         case .reinstate(let transactionID):
             let counts = try session.execute(notificationSQL.reinstate, [transactionID, store, storeTime]).first
             if counts?["current"] == "f" { return (.superseded, nil) }

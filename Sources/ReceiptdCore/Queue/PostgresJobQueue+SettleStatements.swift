@@ -66,7 +66,8 @@ extension PostgresJobQueue {
     /// The subscriptions a batch's periods say: created with the player and order of the period that brought them,
     /// else brought up to date unless the row holds newer news (`store_time`). The player and the first order stay;
     /// so do `auto_renew` and `renews_to` when the news does not say them (a signed transaction alone), unless it
-    /// ended the subscription.
+    /// ended the subscription. A signed transaction alone whose period is over says nothing of whether it renewed (a
+    /// client's late input): its subscription is read from the store at once, not left for ended.
     static let applySubscriptions = """
         INSERT INTO iap.subscriptions AS s (subscription_id, store, user_id, order_id, product_id, renews_to, group_id,
                                             state, entitled_until, expires_at, auto_renew, environment, ownership,
@@ -77,7 +78,8 @@ extension PostgresJobQueue {
                CASE WHEN r.renewal_known OR r.state IN ('expired', 'revoked') THEN r.auto_renew
                     ELSE coalesce(k.auto_renew, r.auto_renew) END, r.environment,
                r.ownership, r.latest_transaction_id, to_timestamp(r.store_ms / 1000.0),
-               iap.subscription_read_due(r.state, to_timestamp(r.entitled_ms / 1000.0)), r.purchase_token
+               CASE WHEN NOT r.renewal_known AND r.state = 'expired' THEN now()
+                    ELSE iap.subscription_read_due(r.state, to_timestamp(r.entitled_ms / 1000.0)) END, r.purchase_token
         FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, store text, user_id text, order_id text,
                                                 product_id text, renews_to text, group_id text, state text,
                                                 entitled_ms bigint, expires_ms bigint, auto_renew boolean,

@@ -25,7 +25,7 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
         let json = JSONText.rows(rows)
         _ = try await connection.execute(Self.recordPartialRefunds, [json])
         let partly = try await connection.execute(Self.revokeUnits, [json]).first?.int("changed") ?? 0
-        let whole = try await connection.execute(Self.revokeWhole, [json]).affectedRows
+        let whole = try await connection.execute(Self.revokeWhole, [json]).first?.int("changed") ?? 0
         _ = try await connection.execute(Self.date, [json])
         return partly + whole
     }
@@ -51,14 +51,22 @@ struct PostgresVoidedPollCursor: VoidedPollCursor {
         """
 
     /// A voiding of the whole purchase (no `voidedQuantity`, or all of the row's units), unless the ledger row
-    /// has newer news (`store_time`).
+    /// has newer news (`store_time`). A subscription's refunded period has its subscription read again at once, as
+    /// its notification would: Google may have ended it.
     static let revokeWhole = """
-        UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason,
-            revocation_percentage = NULL
-        FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text, quantity int)
-        WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
-          AND (v.quantity IS NULL OR v.quantity >= d.quantity)
-          AND (d.store_time IS NULL OR d.store_time <= to_timestamp(v.voided_ms / 1000.0))
+        WITH revoked AS (
+            UPDATE iap.deliveries d SET revoked_at = to_timestamp(v.voided_ms / 1000.0), revocation_reason = v.reason,
+                revocation_percentage = NULL
+            FROM jsonb_to_recordset($1::jsonb) AS v(transaction_id text, voided_ms bigint, reason text, quantity int)
+            WHERE d.store = 'google' AND d.transaction_id = v.transaction_id AND d.revoked_at IS NULL
+              AND (v.quantity IS NULL OR v.quantity >= d.quantity)
+              AND (d.store_time IS NULL OR d.store_time <= to_timestamp(v.voided_ms / 1000.0))
+            RETURNING d.subscription_id
+        ), reread AS (
+            UPDATE iap.subscriptions s SET read_due_at = now(), read_attempts = 0
+            WHERE s.subscription_id IN (SELECT r.subscription_id FROM revoked r WHERE r.subscription_id IS NOT NULL)
+        )
+        SELECT count(*)::int AS changed FROM revoked
         """
 
     /// Each listed ledger row is dated with its latest voiding (`store_time`), unless its news is newer: run after

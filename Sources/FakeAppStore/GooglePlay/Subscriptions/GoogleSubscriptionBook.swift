@@ -22,13 +22,15 @@ final class GoogleSubscriptionBook: Sendable {
         }
     }
 
-    /// Replaces the subscription of `token` with a new purchase of `productID` (an upgrade or downgrade at once): the
-    /// old one ends now, the new one starts with a first order of its own and names the old token as
-    /// `linkedPurchaseToken`. The new token, nil for an unknown one.
-    func replace(_ token: String, with productID: String, now: Int64) -> String? {
+    /// Replaces the subscription of `token` with a new purchase of `productID` (an upgrade or downgrade at once, or,
+    /// `extending`, a prepaid plan's top-up whose period starts when the old one's ends): the old one ends now, the
+    /// new one starts with a first order of its own and names the old token as `linkedPurchaseToken`. The new
+    /// token, nil for an unknown one.
+    func replace(_ token: String, with productID: String, extending: Bool = false, now: Int64) -> String? {
         let replacement = "subscription." + (0..<32).map { _ in String(UInt8.random(in: 0...15), radix: 16) }.joined()
         return subscriptions.withLock { subscriptions in
             guard var old = subscriptions[token] else { return nil }
+            let remaining = extending ? max(0, old.expiryMilliseconds - now) : 0
             old.apply(.expire, now: now)
             subscriptions[token] = old
             var sale = old.sale
@@ -37,6 +39,7 @@ final class GoogleSubscriptionBook: Sendable {
             sale.pending = false
             var new = StandInGoogleSubscription(sale, now: now)
             new.linkedPurchaseToken = token
+            new.expiryMilliseconds += remaining
             subscriptions[replacement] = new
             return replacement
         }

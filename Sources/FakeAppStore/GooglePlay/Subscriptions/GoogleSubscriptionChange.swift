@@ -20,7 +20,7 @@ package enum GoogleSubscriptionChange: Sendable, Equatable {
     case restart
     /// It ends (`SUBSCRIPTION_EXPIRED`, 13).
     case expire
-    /// Refunded and ended by the developer or Google (`SUBSCRIPTION_REVOKED`, 12).
+    /// Refunded and ended by the developer or Google (`SUBSCRIPTION_REVOKED`, 12): its latest period is voided.
     case revoke
     /// A pending purchase is paid (`SUBSCRIPTION_PURCHASED`, 4).
     case completePending

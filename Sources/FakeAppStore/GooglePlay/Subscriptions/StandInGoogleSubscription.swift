@@ -39,6 +39,9 @@ struct StandInGoogleSubscription: Sendable {
     /// The order of the latest period paid.
     var latestOrderID: String { renewals == 0 ? baseOrderID : "\(baseOrderID)..\(renewals - 1)" }
 
+    /// The orders of every period paid, oldest first.
+    var orderIDs: [String] { (0...renewals).map { $0 == 0 ? baseOrderID : "\(baseOrderID)..\($0 - 1)" } }
+
     /// Applies `change` at `now` (milliseconds).
     mutating func apply(_ change: GoogleSubscriptionChange, now: Int64) {
         let period = Int64(sale.periodSeconds * 1000)

@@ -82,12 +82,14 @@ final class GooglePlayClient: Sendable {
         )
     }
 
-    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page, quantity-based
-    /// partial refunds included (each with its `voidedQuantity`); a 200's body reads as a `GoogleVoidedPurchasesPage`.
+    /// `purchases.voidedpurchases.list` from `startTime` to `endTime` (milliseconds), one page, subscriptions'
+    /// refunded periods (`type=1`) and quantity-based partial refunds (each with its `voidedQuantity`) included; a
+    /// 200's body reads as a `GoogleVoidedPurchasesPage`.
     func voided(startTime: Int64, endTime: Int64, pageToken: String?) async throws -> Answer {
         var path =
             "/androidpublisher/v3/applications/\(Self.segment(packageName))/purchases/voidedpurchases"
-            + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000&includeQuantityBasedPartialRefund=true"
+            + "?startTime=\(startTime)&endTime=\(endTime)&maxResults=1000&type=1"
+            + "&includeQuantityBasedPartialRefund=true"
         if let pageToken { path += "&token=" + Self.segment(pageToken) }
         return try await send(.GET, path)
     }
