@@ -151,6 +151,26 @@ extension PostgresJobQueue: NotificationProcessing {
         return outcome
     }
 
+    /// Revokes the ledger row of `transactionID` (or remembers it revoked when it is not delivered yet), unless
+    /// the row holds newer news than `storeTime`.
+    private static func revoke(
+        _ transactionID: String,
+        reason: String,
+        percentage: Int?,
+        revokedAt: Int64,
+        id: Int64,
+        store: String,
+        storeTime: Int64,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        let answer = try session.execute(
+            notificationSQL.revoke,
+            [transactionID, revokedAt, reason, percentage, id, store, storeTime]
+        ).first
+        if answer?["current"] == "f" { return (.superseded, nil) }
+        return (answer?["delivered"] == "t" ? .revoked : .revokedUndelivered, nil)
+    }
+
     /// Runs the statements of one planned action other than `applySubscription`, which `apply` runs itself.
     private static func run(
         _ action: NotificationAction,
@@ -173,27 +193,25 @@ extension PostgresJobQueue: NotificationProcessing {
         case .fail(let reason):
             return (.failed, reason)
         case .revoke(let transactionID, let reason, let percentage, let revokedAt):
-            let answer = try session.execute(
-                notificationSQL.revoke,
-                [transactionID, revokedAt, reason, percentage, id, store, storeTime]
-            ).first
-            if answer?["current"] == "f" { return (.superseded, nil) }
-            return (answer?["delivered"] == "t" ? .revoked : .revokedUndelivered, nil)
-        case .revokeSubscriptionPeriod(let transactionID, let token, let revokedAt):
-            let revoked = try run(
-                .revoke(
-                    transactionID: transactionID,
-                    reason: "voided",
-                    percentage: nil,
-                    revokedAtMilliseconds: revokedAt
-                ),
-                row,
+            return try revoke(
+                transactionID,
+                reason: reason,
+                percentage: percentage,
+                revokedAt: revokedAt,
                 id: id,
                 store: store,
-                signedAt: signedAt,
                 storeTime: storeTime,
-                signedTransactionInfo: signedTransactionInfo,
-                consumptionRequestReason: consumptionRequestReason,
+                in: session
+            )
+        case .revokeSubscriptionPeriod(let transactionID, let token, let revokedAt):
+            let revoked = try revoke(
+                transactionID,
+                reason: "voided",
+                percentage: nil,
+                revokedAt: revokedAt,
+                id: id,
+                store: store,
+                storeTime: storeTime,
                 in: session
             )
             _ = try rereadGoogleSubscription(token, in: session)
