@@ -218,6 +218,9 @@ BEGIN
     IF coalesce((SELECT configured FROM iap.webhook_endpoint WHERE singleton), false) THEN
         SELECT * INTO v_delivery FROM iap.deliveries d
         WHERE d.store = NEW.store AND d.transaction_id = NEW.transaction_id;
+        -- The order's row lock before seq is taken, as every event writer of 09_webhooks.sql: an event of the order
+        -- another transaction writes meanwhile waits for this one's commit, so seq follows commit order.
+        PERFORM 1 FROM iap.orders WHERE order_id = v_delivery.order_id FOR NO KEY UPDATE;
         INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
         VALUES ('refund.requested', v_delivery.order_id, NEW.user_id, jsonb_build_object(
             'request_id', NEW.request_id, 'store', NEW.store, 'transaction_id', NEW.transaction_id,

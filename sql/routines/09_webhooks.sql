@@ -221,6 +221,9 @@ BEGIN
     IF v_type IS NULL THEN
         RETURN NULL;
     END IF;
+    -- The checkout's row lock, as every other event of that order takes it (a renewal's settle holds its own
+    -- renewal order's, not this one's).
+    PERFORM 1 FROM iap.orders WHERE order_id = NEW.order_id FOR NO KEY UPDATE;
     INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
     VALUES (v_type, NEW.order_id, NEW.user_id,
             jsonb_build_object('subscription_id', NEW.subscription_id, 'store', NEW.store, 'user_id', NEW.user_id,
