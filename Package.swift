@@ -97,6 +97,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0023_subscription_reads.sql"),
                 .embedInCode("SQL/migrations/0024_subscription_transfers.sql"),
                 .embedInCode("SQL/migrations/0025_google_subscriptions.sql"),
+                .embedInCode("SQL/migrations/0028_unconfirmed_refund_answers.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).
@@ -193,6 +194,9 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // Transport errors, for which failures may have reached a store.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         .testTarget(

@@ -6,8 +6,9 @@ import NIOCore
 /// - `PUT /inApps/v2/transactions/consumption/{id}` (and under `/sandbox`), Send Consumption Information v2: the
 ///   bearer check (401), then the next step of the consumption script if any (``scriptConsumption(_:)``,
 ///   `POST /fake/consumption-script` with `{"script":[steps]}`), then 400 `{"errorCode":4000000}` unless the body
-///   has `customerConsented` true, a `deliveryStatus` and `sampleContentProvided`, else 202 with an empty body.
-///   Every call is recorded (``recordedConsumptionRequests()``).
+///   has `customerConsented` true, a `deliveryStatus` and `sampleContentProvided`, else 202 with an empty body; a
+///   step's `delay_ms` holds the answer back (a step with only a delay: the usual answer, late). Every call is
+///   recorded (``recordedConsumptionRequests()``).
 /// - `PUT /inApps/v1/transactions/{originalTransactionId}/appAccountToken` (and under `/sandbox`), Set App Account
 ///   Token: the bearer check (401), then the next step of its script if any (``scriptAppAccountToken(_:)``), then 400
 ///   `{"errorCode":4000183}` unless the body's `appAccountToken` is a UUID, else 200 with an empty body. Every call is

@@ -74,7 +74,17 @@ extension VerifyReceiptHandler {
                     receivedAt: Date()
                 )
             )
-            writeReply(reply.reply, for: head, context: context)
+            guard reply.delayMilliseconds > 0 else {
+                writeReply(reply.reply, for: head, context: context)
+                return
+            }
+            // A slow Apple: the answer (already decided and recorded) comes late, or never when the caller gave up.
+            waitingAnswer = context.eventLoop.assumeIsolated().scheduleTask(
+                in: .milliseconds(Int64(reply.delayMilliseconds))
+            ) {
+                self.waitingAnswer = nil
+                self.writeReply(reply.reply, for: head, context: context)
+            }
         case .appAccountToken(let environment, let originalTransactionID):
             let reply = appAccountTokenReply(head, data)
             ledger.record(
@@ -117,14 +127,19 @@ extension VerifyReceiptHandler {
         }
     }
 
-    /// Send Consumption Information's answer: the bearer check, the script, the body's checks, then 202.
-    private func consumptionReply(_ head: HTTPRequestHead, _ data: Data) -> (reply: ServerAPIAnswer.Reply, status: Int)
-    {
+    /// Send Consumption Information's answer: the bearer check, the script, the body's checks, then 202; a script
+    /// step's `delay_ms` holds the answer back that long (a step with only a delay is the usual answer, late).
+    private func consumptionReply(
+        _ head: HTTPRequestHead,
+        _ data: Data
+    ) -> (reply: ServerAPIAnswer.Reply, status: Int, delayMilliseconds: Int) {
         if serverAPI.bearerCheck.failure(authorization: head.headers.first(name: "authorization")) != nil {
-            return (.emptyHTTP(status: 401, retryAfter: nil), 401)
+            return (.emptyHTTP(status: 401, retryAfter: nil), 401, 0)
         }
-        if let step = serverAPI.notifications.nextConsumptionStep(), let reply = serverAPI.scriptedReply(step) {
-            return (reply, Self.status(of: reply))
+        let step = serverAPI.notifications.nextConsumptionStep()
+        let delay = max(0, step?.delayMilliseconds ?? 0)
+        if let step, let reply = serverAPI.scriptedReply(step) {
+            return (reply, Self.status(of: reply), delay)
         }
         // Apple requires the customer's consent and a delivery status; anything else is a bad request.
         let fields = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
@@ -132,9 +147,9 @@ extension VerifyReceiptHandler {
             fields?["sampleContentProvided"] is Bool
         else {
             let reply = serverAPI.error(4_000_000, status: 400)
-            return (reply, 400)
+            return (reply, 400, delay)
         }
-        return (.emptyHTTP(status: 202, retryAfter: nil), 202)
+        return (.emptyHTTP(status: 202, retryAfter: nil), 202, delay)
     }
 
     /// Set App Account Token's answer: the bearer check, the script, the body's UUID, then 200.

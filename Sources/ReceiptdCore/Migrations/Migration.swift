@@ -53,6 +53,11 @@ package struct Migration: Sendable {
             name: "google_subscriptions",
             bytes: PackageResources._025_google_subscriptions_sql
         ),
+        Migration(
+            version: 28,
+            name: "unconfirmed_refund_answers",
+            bytes: PackageResources._028_unconfirmed_refund_answers_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -1,7 +1,7 @@
 import CoreMetrics
 
 extension ReceiptdMetrics.Name {
-    /// Counter by `store` and `result` (`sent`, `retry`, `failed`): calls answering refund requests (Apple's Send
+    /// Counter by `store` and `result` (`sent`, `retry`, `failed`, `unconfirmed`): calls answering refund requests (Apple's Send
     /// Consumption Information, Google's `orders.reviewrefund`).
     package static let refundAnswerCalls = "receiptd_refund_answer_calls_total"
     /// Counter by `store`: refund requests received (Apple's consumption requests, Google's chargeback reviews).
@@ -21,6 +21,9 @@ extension ReceiptdMetrics {
         case retry
         /// The store refused it for good.
         case failed
+        /// The one more call after a call that got no answer was not confirmed either: the request ends
+        /// `unconfirmed`.
+        case unconfirmed
     }
 
     /// One call answering a refund request to `store` ended with `result`.

@@ -22,4 +22,6 @@ package struct OwedRefundAnswer: Sendable, Equatable {
     package var consumed: Int? = nil
     /// Who answered.
     package var answeredBy: RefundAnswerSource = .policy
+    /// Whether an earlier call may have reached the store: it got no answer, or the daemon making it lost its lease.
+    package var possiblySent = false
 }

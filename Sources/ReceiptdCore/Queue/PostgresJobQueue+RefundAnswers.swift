@@ -74,7 +74,8 @@ extension PostgresJobQueue: RefundAnswerQueue {
                 kind: row["kind"].flatMap(ProductKind.init(rawValue:)),
                 preference: row["preference"].flatMap(RefundPreference.init(rawValue:)) ?? .none,
                 consumed: row["consumed_milliunits"].flatMap { Int($0) },
-                answeredBy: row["answered_by"].flatMap(RefundAnswerSource.init(rawValue:)) ?? .policy
+                answeredBy: row["answered_by"].flatMap(RefundAnswerSource.init(rawValue:)) ?? .policy,
+                possiblySent: try row.bool("possibly_sent")
             )
         }
     }
@@ -103,19 +104,22 @@ extension PostgresJobQueue: RefundAnswerQueue {
         )
     }
 
-    /// Due again after `delay`, with the failure; the lease is released.
+    /// Due again after `delay`, with the failure (and, when the call got no answer, marked possibly sent); the lease
+    /// is released.
     package func recordRefundAnswerRetry(
         _ owed: OwedRefundAnswer,
         after delay: Duration,
-        error: String
+        error: String,
+        possiblySent: Bool
     ) async throws {
         try await pool.execute(
             """
             UPDATE iap.refund_requests
-            SET run_at = now() + make_interval(secs => $3), last_error = $4, locked_by = NULL, locked_until = NULL
+            SET run_at = now() + make_interval(secs => $3), last_error = $4, locked_by = NULL, locked_until = NULL,
+                possibly_sent_at = CASE WHEN $5 THEN coalesce(possibly_sent_at, now()) ELSE possibly_sent_at END
             WHERE notification_id = $1 AND locked_by = $2 AND state = 'answering'
             """,
-            [owed.notificationID, owner, delay.seconds, String(error.prefix(500))]
+            [owed.notificationID, owner, delay.seconds, String(error.prefix(500)), possiblySent]
         )
     }
 
@@ -138,6 +142,18 @@ extension PostgresJobQueue: RefundAnswerQueue {
             """
             UPDATE iap.refund_requests
             SET state = 'failed', last_error = $2, locked_by = NULL, locked_until = NULL
+            WHERE notification_id = $1 AND state = 'answering'
+            """,
+            [owed.notificationID, String(error.prefix(500))]
+        )
+    }
+
+    /// `unconfirmed`: a call got no answer and the one more call was not confirmed; the lease is released.
+    package func markRefundAnswerUnconfirmed(_ owed: OwedRefundAnswer, error: String) async throws {
+        try await pool.execute(
+            """
+            UPDATE iap.refund_requests
+            SET state = 'unconfirmed', last_error = $2, locked_by = NULL, locked_until = NULL
             WHERE notification_id = $1 AND state = 'answering'
             """,
             [owed.notificationID, String(error.prefix(500))]
@@ -169,10 +185,11 @@ extension PostgresJobQueue: RefundAnswerQueue {
         LIMIT $2
         FOR UPDATE OF r SKIP LOCKED
         """,
-        // Answers to send to one store that no lease holds.
+        // Answers to send to one store that no lease holds. A row whose lease ran out while held (its daemon died or
+        // hung mid-call) may have reached the store: it is marked possibly sent, so that this call is the last.
         claim: """
         WITH due AS (
-            SELECT notification_id FROM iap.refund_requests
+            SELECT notification_id, locked_by IS NOT NULL AS abandoned FROM iap.refund_requests
             WHERE state = 'answering' AND store = $4 AND run_at <= now() AND answer_by > now()
               AND (locked_until IS NULL OR locked_until < now())
             ORDER BY run_at
@@ -180,10 +197,12 @@ extension PostgresJobQueue: RefundAnswerQueue {
             FOR UPDATE SKIP LOCKED
         )
         UPDATE iap.refund_requests c
-        SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = c.attempts + 1
+        SET locked_by = $1, locked_until = now() + make_interval(secs => $3), attempts = c.attempts + 1,
+            possibly_sent_at = CASE WHEN due.abandoned THEN coalesce(c.possibly_sent_at, now())
+                                    ELSE c.possibly_sent_at END
         FROM due WHERE c.notification_id = due.notification_id
         RETURNING c.notification_id, c.request_id, c.transaction_id, c.environment, c.attempts, c.preference,
-                  c.consumed_milliunits, c.answered_by,
+                  c.consumed_milliunits, c.answered_by, c.possibly_sent_at IS NOT NULL AS possibly_sent,
                   EXISTS (SELECT 1 FROM iap.deliveries d
                           WHERE d.store = c.store AND d.transaction_id = c.transaction_id
                             AND d.granted_at IS NOT NULL) AS granted,

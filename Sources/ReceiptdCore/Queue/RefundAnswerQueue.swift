@@ -16,12 +16,20 @@ package protocol RefundAnswerQueue: Sendable {
     func renewRefundAnswerLease(_ owed: OwedRefundAnswer, lease: Duration) async throws -> Bool
     /// The store took the answer: `answered`, with Apple's delivery status (Google has none) and the body sent.
     func markRefundAnswerSent(_ owed: OwedRefundAnswer, deliveryStatus: String?, body: String) async throws
-    /// A transient failure: due again after `delay`, free for any daemon.
-    func recordRefundAnswerRetry(_ owed: OwedRefundAnswer, after delay: Duration, error: String) async throws
+    /// A transient failure: due again after `delay`, free for any daemon; `possiblySent` when the call got no answer,
+    /// so that the next call is the last.
+    func recordRefundAnswerRetry(
+        _ owed: OwedRefundAnswer,
+        after delay: Duration,
+        error: String,
+        possiblySent: Bool
+    ) async throws
     /// No call slot was free: due again after `delay`, the try not counted.
     func postponeRefundAnswer(_ owed: OwedRefundAnswer, after delay: Duration) async throws
     /// The store refused the answer for good: `failed`.
     func markRefundAnswerFailed(_ owed: OwedRefundAnswer, error: String) async throws
+    /// Two calls, neither confirmed: `unconfirmed`, never sent again.
+    func markRefundAnswerUnconfirmed(_ owed: OwedRefundAnswer, error: String) async throws
 }
 
 /// A refund request that reached its deadline unanswered.

@@ -25,6 +25,8 @@ package enum RefundAnswerOutcome: Sendable, Equatable {
     case postpone(Duration)
     /// A transient failure: retried with backoff (at the earliest after `notBefore`) until the deadline.
     case retry(String, notBefore: Duration?)
+    /// The request went out and no answer came (a timeout, a connection dropped): the store may have taken it.
+    case unanswered(String)
     /// The store refused it for good.
     case refused(String)
 }

@@ -6,8 +6,10 @@ import ServiceLifecycle
 /// requests past their deadline, answers by policy those the game left waiting (`RECEIPTD_REFUND_GAME_WAIT`), and
 /// sends each `answering` row through its store's channel (Apple with the Server API key, Google with its service
 /// account), retried with backoff until the store takes it, refuses it for good, or the deadline passes. A row is
-/// claimed for the daemon's lease, renewed before each call, so a daemon that dies mid-call leaves it to the next:
-/// the store is then told twice at most, and keeps the first answer.
+/// claimed for the daemon's lease, renewed before each call, so a daemon that dies mid-call leaves it to the next.
+/// A call that may have reached the store (its daemon lost the lease, or no answer came) earns one more call and no
+/// other: the store is told twice at most, and keeps the first answer; the row ends `unconfirmed` when that call is
+/// not confirmed either (``RefundAnswerStep``).
 package final class RefundAnswerer: Service {
     private let queue: any RefundAnswerQueue
     private let channels: [any RefundAnswerChannel]
@@ -100,8 +102,8 @@ package final class RefundAnswerer: Service {
             "store": "\(store)", "request": "\(owed.requestID)", "transaction": "\(owed.transactionID)",
         ]
         do {
-            switch outcome {
-            case .sent:
+            switch RefundAnswerStep.after(outcome, earlierCallPossiblySent: owed.possiblySent) {
+            case .answered:
                 try await queue.markRefundAnswerSent(owed, deliveryStatus: call.deliveryStatus, body: call.body)
                 metrics.refundAnswerCall(store: store, result: .sent)
                 metrics.refundRequestAnswered(
@@ -117,21 +119,30 @@ package final class RefundAnswerer: Service {
                 )
             case .postpone(let delay):
                 try await queue.postponeRefundAnswer(owed, after: delay)
-            case .retry(let reason, let notBefore):
+            case .retry(let reason, let notBefore, let possiblySent):
                 let delay = max(backoff.delay(afterAttempt: owed.attempts), notBefore ?? .zero)
-                try await queue.recordRefundAnswerRetry(owed, after: delay, error: reason)
+                try await queue.recordRefundAnswerRetry(owed, after: delay, error: reason, possiblySent: possiblySent)
                 metrics.refundAnswerCall(store: store, result: .retry)
                 logger.warning(
-                    "refund answer not taken; retrying",
+                    possiblySent
+                        ? "refund answer got no answer and may have reached the store; sending it once more"
+                        : "refund answer not taken; retrying",
                     metadata: metadata.merging([
                         LogKey.error: "\(reason)", "next": "in \(String(format: "%.1f", delay.seconds)) s",
                     ]) { $1 }
                 )
-            case .refused(let reason):
+            case .failed(let reason):
                 try await queue.markRefundAnswerFailed(owed, error: reason)
                 metrics.refundAnswerCall(store: store, result: .failed)
                 logger.error(
                     "the store refused the refund answer for good",
+                    metadata: metadata.merging([LogKey.error: "\(reason)"]) { $1 }
+                )
+            case .unconfirmed(let reason):
+                try await queue.markRefundAnswerUnconfirmed(owed, error: reason)
+                metrics.refundAnswerCall(store: store, result: .unconfirmed)
+                logger.error(
+                    "a refund answer was sent twice without a confirmation; the store may have it, and is not called again",
                     metadata: metadata.merging([LogKey.error: "\(reason)"]) { $1 }
                 )
             }

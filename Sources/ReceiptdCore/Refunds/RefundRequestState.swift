@@ -10,4 +10,7 @@ package enum RefundRequestState: String, Sendable, Codable, CaseIterable {
     case expired
     /// The store refused the answer for good.
     case failed
+    /// A call got no answer (it may have reached the store), and the one more call allowed brought no confirmation
+    /// either: the store may or may not have the answer, and is not called again.
+    case unconfirmed
 }

@@ -25,6 +25,9 @@ struct AppleConsumptionChannel: RefundAnswerChannel {
             transactionID: owed.transactionID,
             environment: owed.environment
         )
+        if outcome.unanswered, case .verdict(.retry(let failure)) = outcome.answer {
+            return .unanswered(failure.reason)
+        }
         switch outcome.answer {
         case .found: return .sent
         case .verdict(.postpone(let delay, _)): return .postpone(delay)

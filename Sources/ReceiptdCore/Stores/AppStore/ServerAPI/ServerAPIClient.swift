@@ -130,7 +130,9 @@ final class ServerAPIClient: Sendable {
         } catch is NIOTooManyBytesError {
             return failed(environment, "\(label): answer over 1 MiB")
         } catch {
-            return failed(environment, "\(label): \(error)")
+            var outcome = failed(environment, "\(label): \(error)")
+            outcome.unanswered = StoreCallFailure.mayHaveReachedStore(error)
+            return outcome
         }
         if let until = judgement.blockUntil { try? await pacing.block(until: until) }
         if judgement.outcome.httpStatus == 401,

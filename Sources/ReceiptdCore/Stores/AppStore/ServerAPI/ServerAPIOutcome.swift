@@ -21,6 +21,8 @@ struct ServerAPIOutcome: Sendable {
     var httpStatus: Int?
     /// Whether the request was sent (not when no slot was free or the token could not be signed).
     var calledStore = true
+    /// Whether the request went out and no answer came (a timeout, a dropped connection): Apple may have acted on it.
+    var unanswered = false
 
     /// "App Store Server API (Production)", for reasons.
     var label: String { "App Store Server API (\(environment?.rawValue ?? "no environment"))" }
