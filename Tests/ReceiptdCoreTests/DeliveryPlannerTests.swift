@@ -7,7 +7,7 @@ import Testing
     let planner = DeliveryPlanner(purchaseSkew: .seconds(300), expectedBundleID: "com.example.game")
     let created: Int64 = 1_700_000_000_000
 
-    private func order(
+    func order(
         _ id: String = "o1",
         product: String = "gems",
         quantity: Int = 1,
@@ -25,7 +25,7 @@ import Testing
         )
     }
 
-    private func entry(
+    func entry(
         _ id: String,
         original: String? = nil,
         product: String = "gems",
@@ -272,7 +272,7 @@ import Testing
     }
 
     /// A period of `original`'s subscription, as a receipt lists it.
-    private func period(_ id: String, of original: String, at offset: Int64) -> VerifiedPurchase {
+    func period(_ id: String, of original: String, at offset: Int64) -> VerifiedPurchase {
         var period = entry(id, original: original, product: "vip", at: offset)
         period.subscription = SubscriptionSnapshot(
             subscriptionID: "apple:" + original,

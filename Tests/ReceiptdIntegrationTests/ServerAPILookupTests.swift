@@ -158,7 +158,8 @@ import Testing
 
     /// Issue 17, item 1: a transaction id names a purchase but not who made it. Without the order's app account
     /// token it pays nothing: the order is `unmatched`, `last_error` says why, and the purchase waits as an
-    /// unclaimed payment an operator can assign.
+    /// unclaimed payment an operator can assign. A purchase carrying another player's order's token (issue #47) is
+    /// that player's: the presenter loses trust and it waits for its owner's own presentation.
     @Test func aLookedUpTransactionPaysOnlyAnOrderWhoseTokenItCarries() async throws {
         try await Fixture.with { f in
             let victim = UUID()
@@ -174,12 +175,11 @@ import Testing
 
             let stolen = try await f.order("stolen")
             #expect(stolen["outcome"] == "unmatched" && stolen["delivered_quantity"] == "0")
+            #expect(stolen["last_error"]?.contains("carrying the app account token of another user's order): 8701 (user victor)") == true)
             #expect(
-                stolen["last_error"]?.contains(
-                    "transaction 8701 was looked up by its id and carries another appAccountToken than the order's app_account_token"
-                ) == true
+                try await f.value("SELECT reason FROM iap.user_trust WHERE user_id = 'mallory' AND NOT trusted")
+                    == "foreign_transaction"
             )
-            #expect(stolen["last_error"]?.contains("RECEIPTD_TRANSACTION_ID_WITHOUT_TOKEN=reject") == true)
             let tokenless = try await f.order("tokenless")
             #expect(tokenless["outcome"] == "unmatched")
             #expect(
@@ -197,7 +197,7 @@ import Testing
                     SELECT string_agg(transaction_id || ':' || user_id || ':' || order_id, ',' ORDER BY transaction_id)
                     FROM iap.unclaimed_payments WHERE assigned_at IS NULL
                     """
-                ) == "8701:mallory:stolen,8702:trent:tokenless"
+                ) == "8702:trent:tokenless"
             )
 
             // The victim's own order, with its token, still gets the purchase; the operator assigns the other one.

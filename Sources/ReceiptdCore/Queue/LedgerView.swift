@@ -9,6 +9,8 @@ struct LedgerView {
     /// The same transactions, as the planner takes them.
     private var deliveredIDs: Set<String>
     private var owners: [String: String]
+    /// The players whose orders carry each app account token of the batch's purchases never delivered.
+    var tokenOwners: [UUID: Set<String>] = [:]
     /// Orders that an earlier answer of the batch completed through a merged payment.
     private(set) var completed: Set<String> = []
 
@@ -32,7 +34,8 @@ struct LedgerView {
             order: own,
             otherOpenOrders: others,
             alreadyDelivered: deliveredIDs,
-            firstOwners: owners
+            firstOwners: owners,
+            tokenOwners: tokenOwners
         )
         for renewal in plan.renewalOrders {
             orders[renewal.orderID] = (

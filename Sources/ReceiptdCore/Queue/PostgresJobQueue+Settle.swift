@@ -96,6 +96,11 @@ extension PostgresJobQueue {
         SELECT store, product_id, kind, store_kind, periods FROM iap.products
         WHERE product_id = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)))
         """,
+        // The players whose orders carry these app account tokens (orders_app_account_token).
+        tokenOwners: """
+        SELECT DISTINCT app_account_token::text AS app_account_token, user_id FROM iap.orders
+        WHERE app_account_token = ANY (ARRAY(SELECT jsonb_array_elements_text($1::jsonb)::uuid))
+        """,
         // The Google subscriptions of the tokens new purchases replaced (read only when a batch has such).
         continued: """
         SELECT purchase_token, subscription_id FROM iap.subscriptions
@@ -149,6 +154,22 @@ extension PostgresJobQueue {
             if !map.isEmpty { answers = answers.map { $0.continuing(map) } }
         }
         var ledger = LedgerView(orders: read.orders, delivered: read.delivered, owners: read.owners)
+        // A purchase never delivered belongs to the player whose order carries its app account token (read only when
+        // a batch has such a purchase).
+        let unownedTokens = Set(
+            answers.flatMap(\.transactions).filter { read.owners[$0.originalTransactionID] == nil }.compactMap(
+                \.appAccountToken
+            )
+        )
+        if !unownedTokens.isEmpty {
+            for row in try session.execute(
+                settleReads.tokenOwners,
+                [JSONText.array(unownedTokens.map { $0.uuidString.lowercased() })]
+            ).namedRows {
+                guard let token = UUID(uuidString: try row.string("app_account_token")) else { continue }
+                ledger.tokenOwners[token, default: []].insert(try row.string("user_id"))
+            }
+        }
         let running = read.runningJobs
 
         var results: [Settlement] = []
@@ -475,7 +496,8 @@ extension PostgresJobQueue {
             var flags: [String] = []
             if !plan.foreignPurchases.isEmpty {
                 flags.append(
-                    "receipt carries purchases first delivered to another user: "
+                    "receipt carries purchases first delivered to another user (or, never delivered, carrying the "
+                        + "app account token of another user's order): "
                         + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(
                             separator: ", "
                         )

@@ -24,7 +24,8 @@ package struct DeliveryPlan: Sendable, Equatable {
         package var outcome: OrderOutcome
     }
 
-    /// A purchase in the receipt that was first delivered to another user: it pays nothing here and is flagged.
+    /// A purchase in the receipt that was first delivered to another user (or, never delivered, carries the app
+    /// account token of another user's order): it pays nothing here and is flagged.
     package struct ForeignPurchase: Sendable, Equatable {
         /// Its `original_transaction_id`.
         package var originalTransactionID: String

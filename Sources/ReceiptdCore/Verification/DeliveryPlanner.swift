@@ -1,3 +1,5 @@
+import Foundation
+
 /// Decides what a verified receipt delivers. A pure function of the store's answer, the orders and the ledger.
 package struct DeliveryPlanner: Sendable {
     /// How long a purchase may predate its order's checkout (clock skew between the game server and the store).
@@ -42,7 +44,10 @@ package struct DeliveryPlanner: Sendable {
     /// (`firstOwners` maps original transaction ids to their first user), it carries the order's app account token
     /// (App Store; a transaction that `requiresOrderToken` needs the order to have one) or account id (Google Play)
     /// when the order has one, and, for an order created at checkout, it was bought no earlier than the checkout
-    /// minus the skew. An order first seen with its receipt has no such
+    /// minus the skew. A purchase never delivered whose app account token is the token of some order
+    /// (`tokenOwners` maps such tokens to their orders' users) is that order's player's: another player presenting it
+    /// gets nothing and has presented another player's purchase, and its player's own input pays only an order
+    /// carrying the token (else it is their unclaimed payment). An order first seen with its receipt has no such
     /// bound: a receipt that arrives hours after the payment still settles it, and the ledger alone keeps each
     /// transaction to one delivery. A transaction pays all its units to the first order it fits. What could
     /// deliver but paid no order is the plan's `unclaimed`.
@@ -52,10 +57,22 @@ package struct DeliveryPlanner: Sendable {
         order: OrderSnapshot,
         otherOpenOrders: [OrderSnapshot],
         alreadyDelivered: Set<String>,
-        firstOwners: [String: String] = [:]
+        firstOwners: [String: String] = [:],
+        tokenOwners: [UUID: Set<String>] = [:]
     ) -> DeliveryPlan {
         var foreign: [DeliveryPlan.ForeignPurchase] = []
         var restored: [DeliveryPlan.ForeignPurchase] = []
+        // Before its first delivery a purchase belongs to the player whose order carries its app account token.
+        let tokenOwner = { (entry: VerifiedPurchase) -> Set<String>? in
+            guard firstOwners[entry.originalTransactionID] == nil, let token = entry.appAccountToken else { return nil }
+            return tokenOwners[token]
+        }
+        for entry in entries where entry.hasGenuineID && !entry.details.isFamilyShared {
+            guard let owners = tokenOwner(entry), !owners.contains(user), let owner = owners.min(),
+                !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID })
+            else { continue }
+            foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+        }
         // A family-shared copy (Family Sharing) is its presenter's entitlement, not a payment: it has no first owner,
         // is nobody's foreign purchase, and never becomes an unclaimed payment. A subscription another account
         // presents is a restore on a shared device, not a foreign purchase: it costs nobody trust.
@@ -75,6 +92,7 @@ package struct DeliveryPlanner: Sendable {
             .filter { $0.quantity != nil && $0.purchaseDateMilliseconds != nil }
             .filter { !alreadyDelivered.contains($0.transactionID) }
             .filter { $0.details.isFamilyShared || (firstOwners[$0.originalTransactionID].map { $0 == user } ?? true) }
+            .filter { tokenOwner($0)?.contains(user) ?? true }
             .sorted {
                 ($0.purchaseDateMilliseconds!, $0.transactionID) < ($1.purchaseDateMilliseconds!, $1.transactionID)
             }
@@ -86,7 +104,12 @@ package struct DeliveryPlanner: Sendable {
         var deliveries: [DeliveryPlan.Delivery] = []
         var results: [DeliveryPlan.OrderResult] = []
         for candidate in [order] + others {
-            let paid = take(for: candidate, from: &available, isJobsOrder: candidate.orderID == order.orderID)
+            let paid = take(
+                for: candidate,
+                from: &available,
+                isJobsOrder: candidate.orderID == order.orderID,
+                tokenClaimed: { tokenOwner($0) != nil }
+            )
             deliveries += paid
             let delivered = candidate.deliveredQuantity + paid.reduce(0) { $0 + $1.quantity }
             if candidate.orderID == order.orderID {
@@ -178,8 +201,12 @@ package struct DeliveryPlanner: Sendable {
         }
         var renewals: [DeliveryPlan.Delivery] = []
         available.removeAll { entry in
-            guard entry.subscription != nil, let anchor = anchors[entry.originalTransactionID],
-                anchor < entry.purchaseDateMilliseconds!
+            // A period the store calls a renewal of a subscription the ledger gave this user is its own order even
+            // when the answer holds no earlier period (a signed transaction alone, presented for a new checkout).
+            let ownRenewal = entry.isRenewal && firstOwners[entry.originalTransactionID] == user
+            guard entry.subscription != nil,
+                ownRenewal
+                    || anchors[entry.originalTransactionID].map({ $0 < entry.purchaseDateMilliseconds! }) ?? false
             else { return false }
             renewals.append(
                 .init(
@@ -196,10 +223,17 @@ package struct DeliveryPlanner: Sendable {
     }
 
     /// Whether `entry` carries what ties it to `order`'s account: the order's app account token when it has one
-    /// (or must have one, for a transaction that `requiresOrderToken`), and its Google account id when it has one.
-    private static func carriesToken(of order: OrderSnapshot, _ entry: VerifiedPurchase) -> Bool {
+    /// (or must have one: for a transaction that `requiresOrderToken`, or whose token is an order's, `tokenClaimed`,
+    /// unless `order` is a renewal order, which its own period alone pays), and its Google account id when it has one.
+    private static func carriesToken(
+        of order: OrderSnapshot,
+        _ entry: VerifiedPurchase,
+        tokenClaimed: Bool = false
+    ) -> Bool {
+        let orderMustCarryToken =
+            entry.requiresOrderToken || (tokenClaimed && !order.orderID.hasPrefix(Self.renewalPrefix))
         let token =
-            entry.requiresOrderToken
+            orderMustCarryToken
             ? order.appAccountToken != nil && entry.appAccountToken == order.appAccountToken
             : order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken
         return token && (order.accountID == nil || entry.accountID == order.accountID)
@@ -208,7 +242,8 @@ package struct DeliveryPlanner: Sendable {
     private func take(
         for order: OrderSnapshot,
         from available: inout [VerifiedPurchase],
-        isJobsOrder: Bool
+        isJobsOrder: Bool,
+        tokenClaimed: (VerifiedPurchase) -> Bool
     ) -> [DeliveryPlan.Delivery] {
         var remaining = order.quantity - order.deliveredQuantity
         let earliest = order.checkoutAtMilliseconds.map { $0 - Int64(purchaseSkew.seconds * 1000) } ?? .min
@@ -217,12 +252,15 @@ package struct DeliveryPlanner: Sendable {
         while remaining > 0, index < available.endIndex {
             let entry = available[index]
             // A renewal order is paid by its own period alone; a subscription's later period pays the order it was
-            // sent for (a resubscription's checkout), else its own renewal order, never another open order.
+            // sent for (a resubscription's checkout), else its own renewal order, never another open order. A period
+            // the store calls a renewal pays no checkout at all, whoever presents it.
             let renewal = order.orderID.hasPrefix(Self.renewalPrefix)
             let laterPeriod = entry.subscription != nil && entry.transactionID != entry.originalTransactionID
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                Self.carriesToken(of: order, entry),
-                renewal ? order.orderID == Self.renewalOrderID(of: entry.transactionID) : isJobsOrder || !laterPeriod
+                Self.carriesToken(of: order, entry, tokenClaimed: tokenClaimed(entry)),
+                renewal
+                    ? order.orderID == Self.renewalOrderID(of: entry.transactionID)
+                    : !entry.isRenewal && (isJobsOrder || !laterPeriod)
             else {
                 index += 1
                 continue

@@ -36,6 +36,9 @@ package struct VerifiedPurchase: Sendable, Equatable {
     /// For an auto-renewable's period: the subscription as the transaction says it is, which the ledger row
     /// names (its `subscription_id`, and the period from the purchase date to `expiresAt`).
     package var subscription: SubscriptionSnapshot?
+    /// True for a subscription period the store calls a renewal (Apple's `transactionReason` `RENEWAL`): it pays its
+    /// own renewal order alone, whoever presents it, never a checkout.
+    package var isRenewal = false
 
     /// Creates a transaction.
     package init(

@@ -110,6 +110,7 @@ package struct SignedTransaction: Sendable, Equatable {
         )
         purchase.details = details
         purchase.subscription = AppleSubscriptionReading.snapshot(of: self, now: Date())
+        purchase.isRenewal = purchase.subscription != nil && period?.reason == "RENEWAL"
         return purchase
     }
 
