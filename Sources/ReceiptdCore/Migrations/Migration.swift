@@ -53,6 +53,11 @@ package struct Migration: Sendable {
             name: "google_subscriptions",
             bytes: PackageResources._025_google_subscriptions_sql
         ),
+        Migration(
+            version: 27,
+            name: "reinstated_shares",
+            bytes: PackageResources._027_reinstated_shares_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.
