@@ -17,7 +17,8 @@ SET revocation_percentage = NULL, revoked_quantity = 0, revocation_reason = NULL
                                ELSE 0 END,
     revocation_handled_quantity = 0, revocation_handled_percentage = 0
 WHERE d.store = 'apple' AND d.revoked_at IS NULL AND d.revocation_reason = 'refund_prorated'
-  AND NOT EXISTS (SELECT 1 FROM iap.revoked_transactions r WHERE r.store = 'apple' AND r.transaction_id = d.transaction_id)
+  AND NOT EXISTS (SELECT 1 FROM iap.revoked_transactions r
+                  WHERE r.store = 'apple' AND r.transaction_id = d.transaction_id)
   AND EXISTS (SELECT 1 FROM iap.store_notifications n
               WHERE n.store = 'apple' AND n.transaction_id = d.transaction_id
                 AND n.notification_type = 'REFUND_REVERSED' AND n.result = 'reinstated');

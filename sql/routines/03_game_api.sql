@@ -181,7 +181,8 @@ BEGIN
             SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed'))
        AND v_order.status <> 'finished' AND NOT EXISTS (
         SELECT 1 FROM iap.deliveries
-        WHERE order_id = mark_granted.order_id AND (granted_at IS NULL OR reinstated_quantity > 0) AND revoked_at IS NULL
+        WHERE order_id = mark_granted.order_id AND (granted_at IS NULL OR reinstated_quantity > 0)
+          AND revoked_at IS NULL
     ) AND NOT EXISTS (
         SELECT 1 FROM iap.provisional_grants g
         WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
