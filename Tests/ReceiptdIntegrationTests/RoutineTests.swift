@@ -43,6 +43,7 @@ import Testing
         "rescind_consent(text, text, timestamp with time zone, bigint)": ["receiptd_worker"],
         "apply_partial_refunds()": [],
         "revoke_google_lines()": [],
+        "revoke_all_units()": [],
         "owed_deliveries(text)": ["receiptd_app"],
         "mark_granted(text)": ["receiptd_app"],
         "mark_granted(text, text[])": ["receiptd_app"],

@@ -57,5 +57,15 @@ BEGIN
         DROP FUNCTION iap.owed_deliveries(text);
     END IF;
 END $$;
+-- owed_deliveries before reversed shares (migration 27) added reinstated_quantity: dropped the same way.
+DO $$
+BEGIN
+    IF to_regprocedure('iap.owed_deliveries(text)') IS NOT NULL AND NOT EXISTS (
+        SELECT 1 FROM pg_catalog.pg_proc
+        WHERE oid = to_regprocedure('iap.owed_deliveries(text)') AND 'reinstated_quantity' = ANY (proargnames)
+    ) THEN
+        DROP FUNCTION iap.owed_deliveries(text);
+    END IF;
+END $$;
 -- define_product before subscriptions (migration 22) added periods.
 DROP FUNCTION IF EXISTS iap.define_product(text, text, text);

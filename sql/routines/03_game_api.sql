@@ -64,23 +64,31 @@ END $$;
 -- A provisional grant (iap.provisional_grants, a trusted player's order granted while its store fails) is owed
 -- as the row `provisional:<order_id>` with `provisional` true, until verification confirms it (the real ledger
 -- rows take its place) or refutes it (iap.owed_revocations hands it back). A subscription's period names its
--- subscription and the period it pays (null on every other row).
+-- subscription and the period it pays (null on every other row). A granted row whose units the game took back for a
+-- refund of a share that Apple then reversed is owed again for those units only: `reinstated_quantity` (NULL on a
+-- row owed whole: grant `quantity`).
 CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
                delivered_at timestamptz, provisional boolean, subscription_id text, period_start timestamptz,
-               period_end timestamptz)
+               period_end timestamptz, reinstated_quantity int)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
     SELECT o.transaction_id, o.order_id, o.product_id, o.quantity, o.purchase_date, o.delivered_at, o.provisional,
-           o.subscription_id, o.period_start, o.period_end
+           o.subscription_id, o.period_start, o.period_end, o.reinstated_quantity
     FROM (
         SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at,
-               false AS provisional, d.subscription_id, d.period_start, d.period_end
+               false AS provisional, d.subscription_id, d.period_start, d.period_end, NULL::int AS reinstated_quantity
         FROM iap.deliveries d
         -- A bare user_id would name the column. A revoked purchase (refunded or voided) is never owed.
         WHERE d.user_id = owed_deliveries.user_id AND d.granted_at IS NULL AND d.revoked_at IS NULL
         UNION ALL
+        SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.purchase_date, d.delivered_at, false,
+               d.subscription_id, d.period_start, d.period_end, d.reinstated_quantity
+        FROM iap.deliveries d
+        WHERE d.user_id = owed_deliveries.user_id AND d.reinstated_quantity > 0 AND d.granted_at IS NOT NULL
+          AND d.revoked_at IS NULL
+        UNION ALL
         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, NULL, g.created_at, true,
-               NULL, NULL, NULL
+               NULL, NULL, NULL, NULL
         FROM iap.provisional_grants g
         WHERE g.user_id = owed_deliveries.user_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
     ) o
@@ -106,9 +114,9 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
 $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
--- (0 the second time), a provisional grant counting as one. It marks every delivered row of the order, also one
--- delivered after the game read owed_deliveries, which the game never saw: mark_granted(order_id,
--- transaction_ids) marks only what was granted.
+-- (0 the second time), a provisional grant counting as one, and so a row owed again for reinstated units. It
+-- marks every delivered row of the order, also one delivered after the game read owed_deliveries, which the game
+-- never saw: mark_granted(order_id, transaction_ids) marks only what was granted.
 CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
 -- A bare name is the column: the parameters carry the contract's names, and the body qualifies them.
@@ -122,8 +130,8 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'mark_granted: no order %', mark_granted.order_id USING ERRCODE = 'P0002';
     END IF;
-    UPDATE iap.deliveries SET granted_at = now()
-    WHERE order_id = mark_granted.order_id AND granted_at IS NULL;
+    UPDATE iap.deliveries SET granted_at = coalesce(granted_at, now()), reinstated_quantity = 0
+    WHERE order_id = mark_granted.order_id AND (granted_at IS NULL OR reinstated_quantity > 0);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     UPDATE iap.provisional_grants SET granted_at = now()
     WHERE order_id = mark_granted.order_id AND state = 'unconfirmed' AND granted_at IS NULL;
@@ -140,7 +148,7 @@ END $$;
 
 -- The game confirms it granted exactly these ledger rows of the order (those owed_deliveries returned):
 -- returns how many it newly marked. Ids not delivered to the order mark nothing. The order is finished only
--- when nothing delivered to it is left ungranted (a revoked row is never owed, so it does not count).
+-- when nothing delivered to it is left ungranted or owed again (a revoked row is never owed, so it does not count).
 -- No default on the array: a one-argument call is the form above.
 CREATE OR REPLACE FUNCTION iap.mark_granted(order_id text, transaction_ids text[]) RETURNS int
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
@@ -158,8 +166,8 @@ BEGIN
     IF NOT FOUND THEN
         RAISE EXCEPTION 'mark_granted: no order %', mark_granted.order_id USING ERRCODE = 'P0002';
     END IF;
-    UPDATE iap.deliveries SET granted_at = now()
-    WHERE order_id = mark_granted.order_id AND granted_at IS NULL
+    UPDATE iap.deliveries SET granted_at = coalesce(granted_at, now()), reinstated_quantity = 0
+    WHERE order_id = mark_granted.order_id AND (granted_at IS NULL OR reinstated_quantity > 0)
       AND transaction_id = ANY (mark_granted.transaction_ids);
     GET DIAGNOSTICS v_marked = ROW_COUNT;
     -- A provisional grant is granted under its own id, 'provisional:<order_id>'.
@@ -173,7 +181,8 @@ BEGIN
             SELECT 1 FROM iap.provisional_grants g WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed'))
        AND v_order.status <> 'finished' AND NOT EXISTS (
         SELECT 1 FROM iap.deliveries
-        WHERE order_id = mark_granted.order_id AND granted_at IS NULL AND revoked_at IS NULL
+        WHERE order_id = mark_granted.order_id AND (granted_at IS NULL OR reinstated_quantity > 0)
+          AND revoked_at IS NULL
     ) AND NOT EXISTS (
         SELECT 1 FROM iap.provisional_grants g
         WHERE g.order_id = mark_granted.order_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL

@@ -261,6 +261,21 @@ BEGIN
     RETURN NULL;
 END $$;
 
+-- revoked_quantity is the units revoked in every state: a row revoked whole has all of its units revoked, whatever
+-- revokes it (a refund, a revoke, a void, the last partial refund) and whatever share went before. Written once
+-- here for every writer of revoked_at.
+CREATE OR REPLACE FUNCTION iap.revoke_all_units() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    NEW.revoked_quantity := NEW.quantity;
+    RETURN NEW;
+END $$;
+
+CREATE OR REPLACE TRIGGER deliveries_revoked_units
+BEFORE INSERT OR UPDATE OF revoked_at ON iap.deliveries
+FOR EACH ROW WHEN (NEW.revoked_at IS NOT NULL AND NEW.revoked_quantity IS DISTINCT FROM NEW.quantity)
+EXECUTE FUNCTION iap.revoke_all_units();
+
 CREATE OR REPLACE TRIGGER deliveries_revoked
 AFTER UPDATE OF revoked_at ON iap.deliveries
 FOR EACH ROW WHEN (OLD.revoked_at IS NULL AND NEW.revoked_at IS NOT NULL)

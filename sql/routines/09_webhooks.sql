@@ -26,7 +26,7 @@
 -- - delivery.revoked: a ledger row revoked (refund, revoke, void), more of its units revoked by a partial refund
 --   (`revoked_quantity` of `quantity`), or a provisional grant refuted, cancelled or exchanged
 --   (`provisional_refuted`, `provisional_cancelled`, `provisional_replaced`);
--- - delivery.reinstated: a revocation lifted;
+-- - delivery.reinstated: a revocation or a refunded share lifted (`reinstated_quantity`: the units owed again);
 -- - payment.unclaimed: a payment no order claimed was recorded;
 -- - order.failed: an order ended `invalid` or `failed`.
 
@@ -86,7 +86,9 @@ END $$;
 -- delivery.revoked when a ledger row is revoked (revoked_at set: a refund, a revoke, a void, the last units of
 -- partial refunds) or more of it is (revoked_quantity or revocation_percentage grew while revoked_at is unset: a
 -- partial or prorated refund),
--- exactly when owed_revocations has something new to hand over; delivery.reinstated when its revocation is lifted.
+-- exactly when owed_revocations has something new to hand over; delivery.reinstated when its revocation, or the
+-- share a prorated refund revoked, is lifted, with the units owed_deliveries owes again: all of them for a row not
+-- granted (or whose granted_at the lift cleared), else those the game had taken back (reinstated_quantity grew).
 -- A revocation recorded again (Apple resends REFUND; a row whose revoked_at is rewritten) writes nothing: the
 -- trigger's WHEN leaves it out.
 CREATE OR REPLACE FUNCTION iap.webhook_delivery_revocation() RETURNS trigger
@@ -101,9 +103,13 @@ BEGIN
                                  'transaction_id', NEW.transaction_id, 'product_id', NEW.product_id,
                                  'quantity', NEW.quantity, 'granted', NEW.granted_at IS NOT NULL);
     PERFORM 1 FROM iap.orders WHERE order_id = NEW.order_id FOR NO KEY UPDATE;
-    IF NEW.revoked_at IS NULL AND OLD.revoked_at IS NOT NULL THEN
+    IF NEW.revoked_at IS NULL
+       AND (OLD.revoked_at IS NOT NULL OR (NEW.revoked_quantity = 0 AND NEW.revocation_percentage IS NULL)) THEN
         INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
-        VALUES ('delivery.reinstated', NEW.order_id, NEW.user_id, v_data);
+        VALUES ('delivery.reinstated', NEW.order_id, NEW.user_id,
+                v_data || jsonb_build_object(
+                    'reinstated_quantity', CASE WHEN NEW.granted_at IS NULL THEN NEW.quantity
+                                                ELSE NEW.reinstated_quantity - OLD.reinstated_quantity END));
     ELSE
         INSERT INTO iap.webhook_events (type, order_id, user_id, payload)
         VALUES ('delivery.revoked', NEW.order_id, NEW.user_id,
@@ -247,7 +253,10 @@ CREATE OR REPLACE TRIGGER deliveries_webhook_revocation
     WHEN ((OLD.revoked_at IS NULL) <> (NEW.revoked_at IS NULL)
           OR (OLD.revoked_at IS NULL AND NEW.revoked_at IS NULL
               AND (NEW.revoked_quantity > OLD.revoked_quantity
-                   OR coalesce(NEW.revocation_percentage, 0) > coalesce(OLD.revocation_percentage, 0))))
+                   OR coalesce(NEW.revocation_percentage, 0) > coalesce(OLD.revocation_percentage, 0)
+                   -- A reversal lifting a share.
+                   OR ((OLD.revoked_quantity > 0 OR OLD.revocation_percentage IS NOT NULL)
+                       AND NEW.revoked_quantity = 0 AND NEW.revocation_percentage IS NULL))))
     EXECUTE FUNCTION iap.webhook_delivery_revocation();
 CREATE OR REPLACE TRIGGER provisional_grants_webhook AFTER INSERT OR UPDATE ON iap.provisional_grants
     FOR EACH ROW EXECUTE FUNCTION iap.webhook_provisional_grant();

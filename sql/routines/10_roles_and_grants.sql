@@ -63,6 +63,8 @@ BEGIN
         GRANT SELECT, INSERT, UPDATE, DELETE ON iap.revoked_transactions TO receiptd_worker;
         GRANT SELECT ON iap.consumption_consent TO receiptd_worker;
         GRANT UPDATE (revocation_percentage, revocation_handled_at, granted_at) ON iap.deliveries TO receiptd_worker;
+        -- A reversal lifts a refunded share: the share the game handled, and the units it took back owed again.
+        GRANT UPDATE (revocation_handled_percentage, reinstated_quantity) ON iap.deliveries TO receiptd_worker;
         -- The store's time of the last news applied to a ledger row (older news changes nothing).
         GRANT UPDATE (store_time) ON iap.deliveries TO receiptd_worker;
         -- Google's partial refunds revoke units of a ledger row, each refund recorded once.

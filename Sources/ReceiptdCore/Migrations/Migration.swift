@@ -54,6 +54,11 @@ package struct Migration: Sendable {
             bytes: PackageResources._025_google_subscriptions_sql
         ),
         Migration(
+            version: 27,
+            name: "reinstated_shares",
+            bytes: PackageResources._027_reinstated_shares_sql
+        ),
+        Migration(
             version: 28,
             name: "unconfirmed_refund_answers",
             bytes: PackageResources._028_unconfirmed_refund_answers_sql

@@ -28,10 +28,12 @@ extension OperatorQueries {
                 let owed = try session.execute(
                     """
                     SELECT transaction_id, order_id, product_id, quantity, at, NULL AS reason FROM (
-                        SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.delivered_at AS time,
-                               \(Self.utc("d.delivered_at")) AS at
+                        SELECT d.transaction_id, d.order_id, d.product_id,
+                               CASE WHEN d.granted_at IS NULL THEN d.quantity ELSE d.reinstated_quantity END AS quantity,
+                               d.delivered_at AS time, \(Self.utc("d.delivered_at")) AS at
                         FROM iap.deliveries d
-                        WHERE d.user_id = $1 AND d.granted_at IS NULL AND d.revoked_at IS NULL
+                        WHERE d.user_id = $1 AND (d.granted_at IS NULL OR d.reinstated_quantity > 0)
+                          AND d.revoked_at IS NULL
                         UNION ALL
                         SELECT 'provisional:' || g.order_id, g.order_id, g.product_id, g.quantity, g.created_at,
                                \(Self.utc("g.created_at"))

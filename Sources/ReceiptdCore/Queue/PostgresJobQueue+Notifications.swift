@@ -428,8 +428,10 @@ extension PostgresJobQueue: NotificationProcessing {
         )
         SELECT EXISTS (SELECT 1 FROM ledger) AS delivered, (SELECT current FROM news) AS current
         """,
-        // A revocation the game had handled: the units are owed again (granted_at cleared), and the order is
-        // verified again and announced as a settle announces it. The row is dated $3 (store_time); older than its
+        // A revocation, or a prorated refund's share, is lifted: nothing of it is owed to the game any more. What the
+        // game had handled is owed again: a whole revocation handled, all the units (granted_at cleared); otherwise
+        // the units it took back of a granted row (reinstated_quantity, granted_at kept). An order owed units again
+        // is verified again and announced as a settle announces it. The row is dated $3 (store_time); older than its
         // store_time, nothing changes and `current` is false.
         reinstate: """
         WITH ledger AS (
@@ -441,14 +443,20 @@ extension PostgresJobQueue: NotificationProcessing {
             RETURNING transaction_id
         ), lifted AS (
             UPDATE iap.deliveries d SET revoked_at = NULL, revocation_reason = NULL, revocation_percentage = NULL,
-                granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END, revocation_handled_at = NULL,
-                revoked_quantity = 0, revocation_handled_quantity = 0, store_time = to_timestamp($3::bigint / 1000.0)
-            WHERE d.store = $2 AND d.transaction_id = $1 AND d.revoked_at IS NOT NULL AND (SELECT current FROM news)
-            RETURNING d.order_id, d.user_id, d.granted_at IS NULL AS owed
+                granted_at = CASE WHEN d.revocation_handled_at IS NULL THEN d.granted_at END,
+                reinstated_quantity = CASE WHEN d.revocation_handled_at IS NOT NULL OR d.granted_at IS NULL THEN 0
+                                           ELSE least(d.quantity, d.reinstated_quantity + d.revocation_handled_quantity)
+                                      END,
+                revocation_handled_at = NULL, revoked_quantity = 0, revocation_handled_quantity = 0,
+                revocation_handled_percentage = 0, store_time = to_timestamp($3::bigint / 1000.0)
+            WHERE d.store = $2 AND d.transaction_id = $1 AND (SELECT current FROM news)
+              AND (d.revoked_at IS NOT NULL OR d.revoked_quantity > 0 OR d.revocation_percentage IS NOT NULL)
+            RETURNING d.order_id, d.user_id, d.granted_at IS NULL OR d.reinstated_quantity > 0 AS owed
         ), dated AS (
             -- Nothing revoked: only the news's time is kept.
             UPDATE iap.deliveries SET store_time = to_timestamp($3::bigint / 1000.0)
-            WHERE store = $2 AND transaction_id = $1 AND revoked_at IS NULL AND (SELECT current FROM news)
+            WHERE store = $2 AND transaction_id = $1 AND (SELECT current FROM news)
+              AND revoked_at IS NULL AND revoked_quantity = 0 AND revocation_percentage IS NULL
             RETURNING transaction_id
         ), reopened AS (
             UPDATE iap.orders o SET status = 'verified'
