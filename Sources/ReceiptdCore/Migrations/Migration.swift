@@ -53,6 +53,11 @@ package struct Migration: Sendable {
             name: "google_subscriptions",
             bytes: PackageResources._025_google_subscriptions_sql
         ),
+        Migration(
+            version: 30,
+            name: "api_pacing_per_endpoint",
+            bytes: PackageResources._030_api_pacing_per_endpoint_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.
