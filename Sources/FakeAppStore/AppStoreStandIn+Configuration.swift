@@ -45,8 +45,9 @@ extension AppStoreStandIn {
         package var serverAPIIssuerID: String
         /// The `bid` bearer tokens must carry.
         package var serverAPIBundleID: String
-        /// Server API calls allowed per rolling second over both environments; the excess is
-        /// answered 429 (error 4290000). `nil` means no limit.
+        /// Server API calls allowed per rolling second to each endpoint (Get Transaction Info, Get Transaction
+        /// History, Get All Subscription Statuses), over both environments; the excess is answered 429
+        /// (error 4290000). `nil` means no limit.
         package var serverAPIRateLimit: Int?
         /// Transactions per Get Transaction History page (Apple sends up to 20); small, so tests see pages.
         package var serverAPIHistoryPageSize: Int

@@ -3,7 +3,7 @@ import Synchronization
 
 /// Bookkeeping of the App Store Server API shared by every connection: the
 /// registered transactions with their call counts, the registered histories,
-/// the call log and the rate limiter's window. One lock, held for a few dictionary and array operations.
+/// the call log and the rate limiter's windows, one an endpoint. One lock, held for a few dictionary and array operations.
 final class ServerAPILedger: Sendable {
     /// What the ledger decided when a call arrived, before any answer is built.
     struct Admission {
@@ -40,8 +40,9 @@ final class ServerAPILedger: Sendable {
         /// Each transaction id of a registered history, mapped to all of that history.
         var histories: [String: [SignedTransactionPayload]] = [:]
         var records: [RecordedServerAPIRequest] = []
-        /// Arrival times of the calls let through in the last second, oldest first.
-        var recentAdmissions: [ContinuousClock.Instant] = []
+        /// Arrival times of the calls let through in the last second, oldest first, by endpoint: Apple limits each
+        /// endpoint on its own.
+        var recentAdmissions: [ServerAPIEndpoint: [ContinuousClock.Instant]] = [:]
     }
 
     private let state = Mutex(State())
@@ -77,19 +78,17 @@ final class ServerAPILedger: Sendable {
             }
             if let rateLimit {
                 let windowStart = now - .seconds(1)
-                if let firstInWindow = state.recentAdmissions.firstIndex(where: { $0 > windowStart }) {
-                    state.recentAdmissions.removeFirst(firstInWindow)
-                } else {
-                    state.recentAdmissions.removeAll(keepingCapacity: true)
-                }
-                guard state.recentAdmissions.count < rateLimit else {
+                var recent = state.recentAdmissions[request.endpoint, default: []]
+                recent.removeAll { $0 <= windowStart }
+                defer { state.recentAdmissions[request.endpoint] = recent }
+                guard recent.count < rateLimit else {
                     let retryAfter = Int64((request.receivedAt.timeIntervalSince1970 + 1) * 1000)
                     return Admission(
                         recordIndex: recordIndex,
                         verdict: .rateLimited(retryAfterMilliseconds: retryAfter)
                     )
                 }
-                state.recentAdmissions.append(now)
+                recent.append(now)
             }
             if request.endpoint == .subscriptionStatuses {
                 return Admission(recordIndex: recordIndex, verdict: .subscriptionStatuses)

@@ -27,7 +27,7 @@ struct SettingsOptions: ParsableArguments {
     @Option(help: "App Store Server API URL (APPLE_SERVER_API_URL).") var appleServerAPIURL: String?
     @Option(help: "App Store Server API sandbox URL (APPLE_SERVER_API_SANDBOX_URL).") var appleServerAPISandboxURL:
         String?
-    @Option(help: "Server API requests per second, all daemons together (APPLE_SERVER_API_RATE).")
+    @Option(help: "Server API requests per second to each endpoint, all daemons together (APPLE_SERVER_API_RATE).")
     var appleServerAPIRate: String?
     @Option(help: "verify_receipt or server_api (RECEIPTD_RECEIPT_VERIFIER).") var receiptVerifier: String?
     @Option(

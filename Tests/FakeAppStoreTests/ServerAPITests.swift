@@ -186,6 +186,12 @@ import Testing
             #expect(refused.json["errorCode"] as? Int == 4_290_000)
             let retryAfter = try #require(refused.header("Retry-After").flatMap { Int64($0) })
             #expect((before + 900)...(before + 1_100) ~= retryAfter)
+            // Each endpoint has its own limit: Get All Subscription Statuses is still answered.
+            let statuses = try await client.get(
+                client.standIn.serverAPIURL + "/inApps/v1/subscriptions/nope",
+                bearer: bearer
+            )
+            #expect(statuses.status == 404)
         }
     }
 

@@ -113,7 +113,11 @@ import Testing
             try await enqueue(f, "limited", id: "8301")
             try await f.withDaemons(count: 2) { _ in
                 // Once the daemon has written the API's Retry-After for every daemon to see.
-                try await f.waitUntil { try await f.value("SELECT blocked_until > now() FROM iap.api_pacing") == "t" }
+                try await f.waitUntil {
+                    try await f.value(
+                        "SELECT blocked_until > now() FROM iap.api_pacing WHERE api = 'apple_transaction_info'"
+                    ) == "t"
+                }
                 for index in 0..<10 {
                     f.standIn.register(Self.payload("831\(index)"))
                     try await enqueue(f, "after-\(index)", user: "v\(index)", id: "831\(index)")

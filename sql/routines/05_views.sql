@@ -86,8 +86,9 @@ FROM iap.google_voided_cursor c
 WHERE coalesce(c.succeeded_at, c.created_at) < now() - interval '1 day'
   AND greatest(c.failed_at, c.lock_missed_at) > coalesce(c.succeeded_at, '-infinity')
 UNION ALL
--- An API that asked (Retry-After) not to be called for over a minute more: every job needing it waits.
--- stuck_seconds is how long the block still lasts; receiptd caps it at an hour.
+-- An API endpoint (an App Store Server API one, paced apart: apple_transaction_info, apple_consumption, ...) that
+-- asked (Retry-After) not to be called for over a minute more: every job needing it waits, the other endpoints' do
+-- not. stuck_seconds is how long the block still lasts; receiptd caps it at an hour.
 SELECT NULL, NULL, NULL, 'api_blocked', round(extract(epoch FROM p.blocked_until - now()))::bigint, 0, NULL, NULL, p.blocked_until,
        p.api || ' asked not to be called before ' || to_char(p.blocked_until AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')
 FROM iap.api_pacing p

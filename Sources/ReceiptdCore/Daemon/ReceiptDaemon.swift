@@ -70,7 +70,7 @@ package final class ReceiptDaemon: Service {
                     requestTimeout: verifier.configuration.requestTimeout
                 ),
                 client: verifier.client,
-                pacing: ServerAPIPacing(queue: queue, rate: storeKit.serverAPIRate),
+                pacing: ServerAPIPacing(queue: queue, rate: storeKit.serverAPIRate, metrics: metrics),
                 logger: logger
             )
         }

@@ -63,6 +63,11 @@ package struct Migration: Sendable {
             name: "unconfirmed_refund_answers",
             bytes: PackageResources._028_unconfirmed_refund_answers_sql
         ),
+        Migration(
+            version: 30,
+            name: "api_pacing_per_endpoint",
+            bytes: PackageResources._030_api_pacing_per_endpoint_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -82,9 +82,10 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         package var pausedAPIs: [String]
     }
 
-    /// An API that asked not to be called (HTTP 429 with `Retry-After`) and is still blocked.
+    /// An API endpoint that asked not to be called (HTTP 429 with `Retry-After`) and is still blocked.
     package struct BlockedAPI: Sendable, Codable, Equatable {
-        /// The `iap.api_pacing` row (`apple_server_api`).
+        /// The `iap.api_pacing` row: an App Store Server API endpoint (`apple_transaction_info`,
+        /// `apple_subscription_statuses`, …; see `AppStoreServerEndpoint`).
         package var api: String
         /// When the block ends (ISO-8601, UTC).
         package var blockedUntil: String

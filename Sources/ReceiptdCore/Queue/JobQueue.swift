@@ -93,10 +93,14 @@ package protocol JobQueue: Sendable {
     /// The sessions holding the voided poll's advisory lock now.
     func voidedPollLockHolders() async throws -> [AdvisoryLockHolder]
 
-    /// Takes the App Store Server API's next request slot when it is at most `longestWait` away (`granted`, and
-    /// how long to wait for it), or tells how long until one could be had (nothing taken).
-    func reserveServerAPISlot(rate: Int, longestWait: Duration) async throws -> (granted: Bool, wait: Duration)
+    /// Takes `endpoint`'s next request slot, slots 1/`rate` seconds apart, when it is at most `longestWait` away
+    /// (`granted`, and how long to wait for it), or tells how long until one could be had (nothing taken).
+    func reserveServerAPISlot(
+        _ endpoint: AppStoreServerEndpoint,
+        rate: Double,
+        longestWait: Duration
+    ) async throws -> (granted: Bool, wait: Duration)
 
-    /// Holds every daemon's App Store Server API requests until `until`, at most `longest` from now.
-    func blockServerAPI(until: Date, longest: Duration) async throws
+    /// Holds every daemon's requests to `endpoint` until `until`, at most `longest` from now.
+    func blockServerAPI(_ endpoint: AppStoreServerEndpoint, until: Date, longest: Duration) async throws
 }

@@ -94,6 +94,7 @@ extension SubscriptionReader {
         for _ in 0..<ServerAPIClient.historyPageLimit {
             let outcome = await client.get(
                 owed.environment,
+                .transactionHistory,
                 path: ServerAPIClient.historyPath(owed.originalTransactionID, revision: revision)
             )
             let body: Data

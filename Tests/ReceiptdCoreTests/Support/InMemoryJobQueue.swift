@@ -205,9 +205,13 @@ final class InMemoryJobQueue: JobQueue {
 
     func voidedPollLockHolders() async throws -> [AdvisoryLockHolder] { [] }
 
-    func reserveServerAPISlot(rate: Int, longestWait: Duration) async throws -> (granted: Bool, wait: Duration) {
+    func reserveServerAPISlot(
+        _ endpoint: AppStoreServerEndpoint,
+        rate: Double,
+        longestWait: Duration
+    ) async throws -> (granted: Bool, wait: Duration) {
         (true, .zero)
     }
 
-    func blockServerAPI(until: Date, longest: Duration) async throws {}
+    func blockServerAPI(_ endpoint: AppStoreServerEndpoint, until: Date, longest: Duration) async throws {}
 }

@@ -18,7 +18,11 @@ extension ReceiptHistoryVerifier {
         with serverAPI: ServerAPIClient,
         signed: SignedTransactionVerifier
     ) async -> VerificationAttempt {
-        var outcome = await serverAPI.inEitherEnvironment(id, path: ServerAPIClient.historyPath(id, revision: nil))
+        var outcome = await serverAPI.inEitherEnvironment(
+            id,
+            .transactionHistory,
+            path: ServerAPIClient.historyPath(id, revision: nil)
+        )
         var purchases: [VerifiedPurchase] = []
         var positions: [String: Int] = [:]
         var bundleID: String?
@@ -77,7 +81,11 @@ extension ReceiptHistoryVerifier {
                 return outcome.garbled("history of \(id) has more than \(ServerAPIClient.historyPageLimit) pages")
             }
             pages += 1
-            outcome = await serverAPI.get(environment, path: ServerAPIClient.historyPath(id, revision: revision))
+            outcome = await serverAPI.get(
+                environment,
+                .transactionHistory,
+                path: ServerAPIClient.historyPath(id, revision: revision)
+            )
         }
     }
 }

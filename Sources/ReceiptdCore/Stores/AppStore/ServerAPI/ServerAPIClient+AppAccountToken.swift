@@ -12,6 +12,7 @@ extension ServerAPIClient {
         let body = Data("{\"appAccountToken\":\"\(token.uuidString.lowercased())\"}".utf8)
         return await send(
             environment,
+            .appAccountToken,
             method: .PUT,
             path: "/inApps/v1/transactions/" + Self.pathSegment(originalTransactionID) + "/appAccountToken",
             body: body,

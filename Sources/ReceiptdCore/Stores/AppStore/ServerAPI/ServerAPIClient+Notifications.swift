@@ -15,7 +15,14 @@ extension ServerAPIClient {
     /// Sends the consumption information `body` (JSON) for `transactionID` to `environment`: a 202 is
     /// `.found`, anything else the verdict it earns (transient: no answer, 5xx, 429, 401; otherwise for good).
     func sendConsumption(_ body: Data, transactionID: String, environment: StoreEnvironment) async -> ServerAPIOutcome {
-        await send(environment, method: .PUT, path: Self.consumptionPath(transactionID), body: body, success: 202)
+        await send(
+            environment,
+            .consumption,
+            method: .PUT,
+            path: Self.consumptionPath(transactionID),
+            body: body,
+            success: 202
+        )
     }
 
     /// One page of `environment`'s notification history signed from `startMilliseconds` to `endMilliseconds`:
@@ -30,6 +37,7 @@ extension ServerAPIClient {
         let body = Data("{\"startDate\":\(startMilliseconds),\"endDate\":\(endMilliseconds)}".utf8)
         let outcome = await send(
             environment,
+            .notificationHistory,
             method: .POST,
             path: Self.notificationHistoryPath(paginationToken: paginationToken),
             body: body

@@ -7,6 +7,10 @@ extension ServerAPIClient {
         originalTransactionID: String,
         environment: StoreEnvironment
     ) async -> ServerAPIOutcome {
-        await get(environment, path: "/inApps/v1/subscriptions/" + Self.pathSegment(originalTransactionID))
+        await get(
+            environment,
+            .subscriptionStatuses,
+            path: "/inApps/v1/subscriptions/" + Self.pathSegment(originalTransactionID)
+        )
     }
 }

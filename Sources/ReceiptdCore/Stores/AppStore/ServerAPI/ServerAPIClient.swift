@@ -5,9 +5,9 @@ import NIOCore
 import NIOHTTP1
 import Synchronization
 
-/// The App Store Server API's transport: every request paced through the database (`ServerAPIPacing`), signed
-/// with a fresh bearer token, sent, and its answer judged by `ServerAPIClassifier`. The endpoints that read the
-/// answers are `TransactionVerifier.lookup` and `ReceiptHistoryVerifier.history`.
+/// The App Store Server API's transport: every request paced through the database by its endpoint
+/// (`ServerAPIPacing`), signed with a fresh bearer token, sent, and its answer judged by `ServerAPIClassifier`. The
+/// endpoints that read the answers are `TransactionVerifier.lookup` and `ReceiptHistoryVerifier.history`.
 final class ServerAPIClient: Sendable {
     /// Endpoints, credentials and limits.
     struct Configuration: Sendable {
@@ -58,11 +58,11 @@ final class ServerAPIClient: Sendable {
         text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
     }
 
-    /// Asks production, then the sandbox when production answers that it does not know `id`.
-    func inEitherEnvironment(_ id: String, path: String) async -> ServerAPIOutcome {
-        let production = await get(.production, path: path)
+    /// Asks `endpoint` in production, then in the sandbox when production answers that it does not know `id`.
+    func inEitherEnvironment(_ id: String, _ endpoint: AppStoreServerEndpoint, path: String) async -> ServerAPIOutcome {
+        let production = await get(.production, endpoint, path: path)
         guard production.isNotFound else { return production }
-        var sandbox = await get(.sandbox, path: path)
+        var sandbox = await get(.sandbox, endpoint, path: path)
         if sandbox.isNotFound {
             sandbox.answer = .verdict(
                 .reject(reason: "transaction \(id) not found in production or sandbox (errorCode 4040010)")
@@ -71,24 +71,31 @@ final class ServerAPIClient: Sendable {
         return sandbox
     }
 
-    /// One paced, authenticated `GET {base}{path}`, its answer judged: a 200's body, or the verdict an error earns.
-    func get(_ environment: StoreEnvironment, path: String) async -> ServerAPIOutcome {
-        await send(environment, method: .GET, path: path)
+    /// One authenticated `GET {base}{path}` to `endpoint`, paced by it, its answer judged: a 200's body, or the
+    /// verdict an error earns.
+    func get(
+        _ environment: StoreEnvironment,
+        _ endpoint: AppStoreServerEndpoint,
+        path: String
+    ) async -> ServerAPIOutcome {
+        await send(environment, endpoint, method: .GET, path: path)
     }
 
-    /// One paced, authenticated request `method {base}{path}` with a JSON `body`, its answer judged: the body of an
-    /// answer with status `success`, or the verdict an error earns.
+    /// One authenticated request `method {base}{path}` to `endpoint` with a JSON `body`, paced by that endpoint, its
+    /// answer judged: the body of an answer with status `success`, or the verdict an error earns. A 429 from
+    /// production blocks `endpoint` alone.
     func send(
         _ environment: StoreEnvironment,
+        _ endpoint: AppStoreServerEndpoint,
         method: HTTPMethod,
         path: String,
         body: Data? = nil,
         success: Int = 200
     ) async -> ServerAPIOutcome {
         do {
-            let (granted, wait) = try await pacing.reserve()
+            let (granted, wait) = try await pacing.reserve(endpoint, in: environment)
             guard granted else {
-                return .notSent(.postpone(after: wait, reason: "waiting for an App Store Server API slot"))
+                return .notSent(.postpone(after: wait, reason: "waiting for a slot of \(endpoint.rawValue)"))
             }
             if wait > .zero { try await Task.sleep(for: wait) }
         } catch is CancellationError {
@@ -134,7 +141,11 @@ final class ServerAPIClient: Sendable {
             outcome.unanswered = StoreCallFailure.mayHaveReachedStore(error)
             return outcome
         }
-        if let until = judgement.blockUntil { try? await pacing.block(until: until) }
+        // The sandbox's limits are Apple's apart from production's: its 429 parks only the call that got it (the
+        // outcome's `notBefore`), so that production never waits on the sandbox.
+        if let until = judgement.blockUntil, environment == .production {
+            try? await pacing.block(endpoint, until: until)
+        }
         if judgement.outcome.httpStatus == 401,
             reportedUnauthorized.withLock({ reported in
                 defer { reported = true }

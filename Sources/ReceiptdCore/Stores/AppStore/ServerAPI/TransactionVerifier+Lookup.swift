@@ -13,7 +13,11 @@ extension TransactionVerifier {
         with serverAPI: ServerAPIClient,
         signed: SignedTransactionVerifier
     ) async -> VerificationAttempt {
-        let outcome = await serverAPI.inEitherEnvironment(id, path: ServerAPIClient.transactionPath(id))
+        let outcome = await serverAPI.inEitherEnvironment(
+            id,
+            .transactionInfo,
+            path: ServerAPIClient.transactionPath(id)
+        )
         guard case .found(let body) = outcome.answer else { return outcome.attempt() }
         guard let info = try? JSONDecoder().decode(TransactionInfoAnswer.self, from: body) else {
             return outcome.garbled("200 without signedTransactionInfo")
