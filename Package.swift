@@ -97,6 +97,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0023_subscription_reads.sql"),
                 .embedInCode("SQL/migrations/0024_subscription_transfers.sql"),
                 .embedInCode("SQL/migrations/0025_google_subscriptions.sql"),
+                .embedInCode("SQL/migrations/0026_login_and_purge.sql"),
                 .embedInCode("SQL/migrations/0027_reinstated_shares.sql"),
                 .embedInCode("SQL/migrations/0028_unconfirmed_refund_answers.sql"),
                 .embedInCode("SQL/migrations/0030_api_pacing_per_endpoint.sql"),

@@ -78,6 +78,61 @@ import Testing
         }
     }
 
+    /// Issue #47, item 11: the ledger names every job that paid, so the purge can never delete them; on a database of
+    /// 100,000 ledger rows it sets each aside once, and from then on a pass reads neither the ledger nor those jobs,
+    /// so an idle daemon's purge costs nothing however large the ledger grows. Jobs nobody names still go.
+    @Test func aPassReadsNoJobTheLedgerNamesOnceItIsKept() async throws {
+        try await Fixture.with { f in
+            try await f.seedLargeLedger()
+            // A thousand failed jobs nobody names, with their attempts, finished among the named ones.
+            try await f.connection.execute(
+                """
+                INSERT INTO iap.jobs (id, order_id, receipt_data, receipt_sha256, state, attempts, finished_at)
+                SELECT 100000 + g, 'o' || (g * 100), 'QUJD', md5('f' || g), 'failed', 1,
+                       now() - interval '40 days' + g * 100 * interval '1 ms'
+                FROM generate_series(1, 1000) g
+                """
+            )
+            try await f.connection.execute(
+                """
+                INSERT INTO iap.attempts (job_id, order_id, attempt, started_at, duration_ms, result)
+                SELECT id, order_id, 1, finished_at, 1, 'rejected' FROM iap.jobs WHERE state = 'failed'
+                """
+            )
+            // The daemon's batch: each pass sets aside at most ten times it, so twenty passes reach every job.
+            for _ in 0..<25 { _ = try await f.value("SELECT iap.purge_finished(interval '30 days', 500)") }
+            #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE state = 'failed'") == "0")
+            #expect(try await f.value("SELECT count(*) FROM iap.attempts") == "0")
+            #expect(try await f.value("SELECT count(*) FROM iap.jobs WHERE kept") == "100000")
+            #expect(
+                try await f.value("SELECT count(*) FROM iap.deliveries d JOIN iap.jobs j ON j.id = d.job_id")
+                    == "100000"
+            )
+            // The rows the marking replaced are gone, as autovacuum leaves it.
+            try await f.script("VACUUM iap.jobs")
+
+            // A connection of its own: a session's counts of what it read wait unflushed across its transactions.
+            let daemon = try await f.database.connect()
+            let read = try await daemon.withSession { session in
+                try session.transaction { session in
+                    try session.execute("SELECT iap.purge_finished(interval '30 days', 500)")
+                    // This transaction's counts: what the pass read of each table.
+                    return try session.execute(
+                        """
+                        SELECT (SELECT coalesce(sum(seq_tup_read + coalesce(idx_tup_fetch, 0)), 0)
+                                FROM pg_stat_xact_user_tables WHERE relid = 'iap.jobs'::regclass) AS jobs_read,
+                               (SELECT coalesce(sum(seq_scan + coalesce(idx_scan, 0)), 0)
+                                FROM pg_stat_xact_user_tables WHERE relid = 'iap.deliveries'::regclass) AS ledger_scans
+                        """
+                    ).rows.first ?? []
+                }
+            }
+            await daemon.close()
+            // Jobs read, and scans of the ledger.
+            #expect(read == ["0", "0"], "\(read)")
+        }
+    }
+
     @Test func purgeRefusesNonsenseArguments() async throws {
         try await Fixture.with { f in
             let zero = await #expect(throws: PostgresError.self) {

@@ -53,6 +53,7 @@ package struct Migration: Sendable {
             name: "google_subscriptions",
             bytes: PackageResources._025_google_subscriptions_sql
         ),
+        Migration(version: 26, name: "login_and_purge", bytes: PackageResources._026_login_and_purge_sql),
         Migration(
             version: 27,
             name: "reinstated_shares",
