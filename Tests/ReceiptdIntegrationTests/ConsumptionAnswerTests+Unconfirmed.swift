@@ -38,18 +38,7 @@ extension ConsumptionAnswerTests {
             )
             #expect(row["state"] == "unconfirmed" && row["attempts"] == "2" && row["possibly_sent"] == "t")
             #expect(row["sent_at"] == nil && row["last_error"]?.contains("no answer") == true)
-            var bytes: [UInt8] = []
-            registry.emit(into: &bytes)
-            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-            for (result, count) in [("retry", 1), ("unconfirmed", 1)] {
-                #expect(
-                    lines.contains {
-                        $0.hasPrefix("receiptd_refund_answer_calls_total") && $0.contains("result=\"\(result)\"")
-                            && $0.contains("store=\"apple\"") && $0.hasSuffix(" \(count)")
-                    },
-                    "\(lines)"
-                )
-            }
+            Self.expectAppleAnswerCalls(in: registry, [("retry", 1), ("unconfirmed", 1)])
             // Operators see it (`receiptd refunds --state unconfirmed`).
             let listed = try await OperatorQueries(connection: f.connection).refundRequests(state: .unconfirmed)
             #expect(listed.map(\.transactionID) == ["9701"])

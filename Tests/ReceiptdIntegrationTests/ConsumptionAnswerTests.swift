@@ -70,6 +70,22 @@ import Testing
         )
     }
 
+    /// Expects `receiptd_refund_answer_calls_total{store="apple"}` to have counted each result as many times.
+    static func expectAppleAnswerCalls(in registry: PrometheusCollectorRegistry, _ counts: [(String, Int)]) {
+        var bytes: [UInt8] = []
+        registry.emit(into: &bytes)
+        let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        for (result, count) in counts {
+            #expect(
+                lines.contains {
+                    $0.hasPrefix("receiptd_refund_answer_calls_total") && $0.contains("result=\"\(result)\"")
+                        && $0.contains("store=\"apple\"") && $0.hasSuffix(" \(count)")
+                },
+                "\(lines)"
+            )
+        }
+    }
+
     private func requestRow(_ f: Fixture, _ transactionID: String) async throws -> QueryResult.Row {
         try await f.row(
             """
@@ -206,19 +222,7 @@ import Testing
             #expect(f.standIn.recordedConsumptionRequests().map(\.httpStatus) == [500, 500, 202])
             let row = try await requestRow(f, "9301")
             #expect(row["state"] == "sent" && row["attempts"] == "3" && row["last_error"] == nil)
-            var bytes: [UInt8] = []
-            registry.emit(into: &bytes)
-            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
-            for (result, count) in [("retry", 2), ("sent", 1)] {
-                #expect(
-                    lines.contains {
-                        $0.hasPrefix("receiptd_refund_answer_calls_total") && $0.contains("result=\"\(result)\"")
-                            && $0.contains("store=\"apple\"")
-                            && $0.hasSuffix(" \(count)")
-                    },
-                    "\(lines)"
-                )
-            }
+            Self.expectAppleAnswerCalls(in: registry, [("retry", 2), ("sent", 1)])
         }
     }
 

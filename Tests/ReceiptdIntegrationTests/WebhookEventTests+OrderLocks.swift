@@ -117,23 +117,8 @@ extension WebhookEventTests {
     @Test(arguments: LockedEvent.all)
     func everyEventOfAnOrderWaitsForTheOrdersLock(_ event: LockedEvent) async throws {
         try await Fixture.with { f in
-            try await f.configureWebhooks()
-            try await RevocationHandOffTests.deliver(f, order: "o1", transaction: "t1", quantity: 2)
-            try await f.connection.execute(
-                """
-                INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment)
-                VALUES ('t2', 'o1', 'u1', 'gems', 1, 'Production')
-                """
-            )
-            if !event.setup.isEmpty { try await f.connection.execute(event.setup) }
             // What the setup wrote is sent already: only the two transactions' events are left.
-            try await f.connection.execute("UPDATE iap.webhook_events SET state = 'delivered', delivered_at = now()")
-            let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
-            let queue = PostgresJobQueue(
-                pool: pool,
-                owner: "test:1:webhooks",
-                planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: "com.example.game")
-            )
+            let (pool, queue) = try await Self.orderWithTwoRows(f, setup: event.setup)
 
             let worker = try await f.loginRole(in: "receiptd_worker")
             let first = try await PostgresConnection.connect(worker)

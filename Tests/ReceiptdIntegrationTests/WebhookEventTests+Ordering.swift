@@ -7,25 +7,33 @@ import Testing
 /// event first takes the order's row lock. A second transaction writing an event of the order waits until the first
 /// commits, and the senders (the SQL `PostgresJobQueue.claimWebhookEvents` runs) never send a later event first.
 extension WebhookEventTests {
+    /// Order `o1` of `u1` with two ledger rows, `t1` (two units) and `t2`, webhooks on, after `setup`; every event
+    /// written so far marked delivered. Returns a sender's queue on a pool of its own (close it).
+    static func orderWithTwoRows(_ f: Fixture, setup: String = "") async throws -> (DatabasePool, PostgresJobQueue) {
+        try await f.configureWebhooks()
+        try await RevocationHandOffTests.deliver(f, order: "o1", transaction: "t1", quantity: 2)
+        try await f.connection.execute(
+            """
+            INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment)
+            VALUES ('t2', 'o1', 'u1', 'gems', 1, 'Production')
+            """
+        )
+        if !setup.isEmpty { try await f.connection.execute(setup) }
+        try await f.connection.execute("UPDATE iap.webhook_events SET state = 'delivered', delivered_at = now()")
+        let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
+        let queue = PostgresJobQueue(
+            pool: pool,
+            owner: "test:1:webhooks",
+            planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: SyntheticReceipt.defaultBundleID)
+        )
+        return (pool, queue)
+    }
+
     /// Two daemon transactions revoke two ledger rows of one order; the one that wrote first commits last.
     @Test func twoTransactionsWritingEventsOfOneOrderCommitThemInSeqOrder() async throws {
         try await Fixture.with { f in
-            try await f.configureWebhooks()
-            try await RevocationHandOffTests.deliver(f, order: "o1", transaction: "t1", quantity: 2)
-            try await f.connection.execute(
-                """
-                INSERT INTO iap.deliveries (transaction_id, order_id, user_id, product_id, quantity, environment)
-                VALUES ('t2', 'o1', 'u1', 'gems', 1, 'Production')
-                """
-            )
             // The delivery's own events are sent already: only the revocations are left.
-            try await f.connection.execute("UPDATE iap.webhook_events SET state = 'delivered', delivered_at = now()")
-            let pool = DatabasePool(connectionString: f.database.connectionString, maximumConnections: 1)
-            let queue = PostgresJobQueue(
-                pool: pool,
-                owner: "test:1:webhooks",
-                planner: DeliveryPlanner(purchaseSkew: .zero, expectedBundleID: SyntheticReceipt.defaultBundleID)
-            )
+            let (pool, queue) = try await Self.orderWithTwoRows(f)
             func claim() async throws -> [String] {
                 var claimed: [String] = []
                 for event in try await queue.claimWebhookEvents(limit: 10, lease: .seconds(60)) {
