@@ -97,6 +97,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0023_subscription_reads.sql"),
                 .embedInCode("SQL/migrations/0024_subscription_transfers.sql"),
                 .embedInCode("SQL/migrations/0025_google_subscriptions.sql"),
+                .embedInCode("SQL/migrations/0029_subscription_read_retries.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).

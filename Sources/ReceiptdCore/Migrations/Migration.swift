@@ -53,6 +53,11 @@ package struct Migration: Sendable {
             name: "google_subscriptions",
             bytes: PackageResources._025_google_subscriptions_sql
         ),
+        Migration(
+            version: 29,
+            name: "subscription_read_retries",
+            bytes: PackageResources._029_subscription_read_retries_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.
