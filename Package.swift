@@ -100,6 +100,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0026_login_and_purge.sql"),
                 .embedInCode("SQL/migrations/0027_reinstated_shares.sql"),
                 .embedInCode("SQL/migrations/0028_unconfirmed_refund_answers.sql"),
+                .embedInCode("SQL/migrations/0029_subscription_read_retries.sql"),
                 .embedInCode("SQL/migrations/0030_api_pacing_per_endpoint.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),

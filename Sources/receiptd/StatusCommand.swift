@@ -185,6 +185,11 @@ struct StatusCommand: OperatorCommand {
                 + (status.subscriptions.overdueReads > 0
                     ? " (due over a minute ago: App Store Server API credentials missing, or Apple failing; see `receiptd subscriptions USER`)"
                     : "")
+                + "; re-reads failing \(status.subscriptions.failingReads)"
+                + (status.subscriptions.failingReads > 0
+                    ? " (the store refuses them, 404: read again every RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL;"
+                        + " see iap.stuck_jobs, reason subscription_read_failing)"
+                    : "")
         )
         sections.append(
             "Failures in the last 24 h: \(status.recentFailures)"

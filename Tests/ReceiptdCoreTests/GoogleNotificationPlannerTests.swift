@@ -162,8 +162,17 @@ import Testing
         #expect(
             action("TEST", try payload(#"{"packageName": "p", "testNotification": {"version": "1.0"}}"#)) == .record
         )
-        // Every subscription type, known or not, has its subscription read again.
-        for type in [2, 3, 13, 99] {
+        // Every subscription type, known or not, has its subscription read again; a renewal (2) also waits for a
+        // subscription no row has yet (issue 47).
+        #expect(
+            action(
+                "SUBSCRIPTION_RENEWED",
+                try payload(
+                    #"{"packageName": "p", "subscriptionNotification": {"notificationType": 2, "purchaseToken": "tok"}}"#
+                )
+            ) == .googleSubscriptionRenewed(token: "tok", period: nil, originalID: nil)
+        )
+        for type in [3, 13, 99] {
             let news =
                 #"{"packageName": "p", "subscriptionNotification": {"notificationType": \#(type), "purchaseToken": "tok"}}"#
             #expect(

@@ -103,3 +103,26 @@ import Testing
         }
     }
 }
+
+/// Issue 47: how long after a refusal for good a subscription is read again: a day by default, from a minute to a
+/// week.
+@Suite struct SubscriptionReadRetrySettingTests {
+    @Test func theIntervalDefaultsToADayAndTakesSecondsOrUnitsFromAMinuteToAWeek() throws {
+        let name = "RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL"
+        #expect(try ReceiptdSettings(completing: [:]).daemon.subscriptionReadRetryInterval == .seconds(86_400))
+        #expect(try ReceiptdSettings(completing: [name: "6h"]).daemon.subscriptionReadRetryInterval == .seconds(21_600))
+        #expect(try ReceiptdSettings(completing: [name: "1m"]).daemon.subscriptionReadRetryInterval == .seconds(60))
+        #expect(
+            try ReceiptdSettings(completing: [name: "7d"]).daemon.subscriptionReadRetryInterval == .seconds(604_800)
+        )
+        for (bad, problem) in [
+            ("59", "at least 1m"), ("0.5m", "at least 1m"), ("169h", "at most 7d"), ("soon", "not a duration"),
+        ] {
+            #expect {
+                _ = try ReceiptdSettings(completing: [name: bad])
+            } throws: { error in
+                (error as? ConfigurationError)?.variable == name && "\(error)".contains(problem)
+            }
+        }
+    }
+}

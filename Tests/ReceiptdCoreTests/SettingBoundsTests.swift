@@ -21,6 +21,7 @@ import Testing
         ("RECEIPTD_RETENTION", "3650d", "3651d", "9999999d"),
         ("GOOGLE_PLAY_VOIDED_INTERVAL", "1d", "86401", "1e30"),
         ("GOOGLE_PLAY_FINALIZE_OVERDUE", "3d", "73h", "1e30"),
+        ("RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL", "7d", "604801", "1e30"),
     ]
 
     @Test(arguments: cases.map(\.variable))

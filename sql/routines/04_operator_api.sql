@@ -140,26 +140,47 @@ BEGIN
             -- The catalogue's kind, the store's word first (as a settle reads it).
             SELECT coalesce(p.store_kind, p.kind) INTO v_kind FROM iap.products p
             WHERE p.store = v_payment.store AND p.product_id = v_payment.product_id;
+            -- A Google subscription's payment is one of its periods (the subscription is made below).
             INSERT INTO iap.deliveries (
                 transaction_id, order_id, user_id, product_id, quantity, purchase_date, environment, job_id, store,
-                product_kind
+                product_kind, subscription_id, period_start
             )
             VALUES (assign_payment.transaction_id, assign_payment.order_id, v_order.user_id, v_order.product_id,
                     v_payment.quantity, v_payment.purchase_date, v_payment.environment, v_payment.job_id,
-                    v_payment.store, v_kind);
+                    v_payment.store, v_kind,
+                    CASE WHEN v_payment.store = 'google' AND v_kind = 'auto_renewable'
+                         THEN 'google:' || coalesce(v_payment.original_transaction_id, assign_payment.transaction_id)
+                    END,
+                    CASE WHEN v_payment.store = 'google' AND v_kind = 'auto_renewable' THEN v_payment.purchase_date END);
             -- Google refunds a purchase nobody acknowledged within three days: its finalization is owed from the
             -- transaction that delivers it, and the GoogleFinalizer makes it once. By the catalogue's kind, as
             -- the daemon does: a consumable is consumed, a subscription acknowledged through
             -- purchases.subscriptions.acknowledge, anything else acknowledged. A product not in the
             -- catalogue is acknowledged whatever GOOGLE_PLAY_FINALIZE says (SQL cannot read the daemon's
             -- setting): that keeps the payment, where consuming a product the app does not consume would be wrong.
-            IF v_payment.store = 'google' THEN
+            -- A renewal nobody claimed (recorded with its subscription's first order) owes none: Google's
+            -- acknowledgement is the subscription's first purchase's.
+            IF v_payment.store = 'google' AND (v_payment.original_transaction_id IS NULL
+                                               OR v_payment.original_transaction_id = assign_payment.transaction_id) THEN
                 INSERT INTO iap.google_finalizations (transaction_id, order_id, product_id, purchase_token, action)
                 VALUES (assign_payment.transaction_id, assign_payment.order_id, v_payment.product_id,
                         v_payment.purchase_token,
                         CASE v_kind WHEN 'consumable' THEN 'consume' WHEN 'auto_renewable' THEN 'acknowledge_subscription'
                                     ELSE 'acknowledge' END)
                 ON CONFLICT (transaction_id) DO NOTHING;
+            END IF;
+            -- A Google subscription becomes the player's as a settle makes one (its history, subscription.started),
+            -- and its ledger row one of its periods. Google's answer is not kept with the payment: the row is read
+            -- again at once, which brings its state, entitlement and environment, and resolves a renewal waiting
+            -- for its token; its later periods are then renewal orders. One that exists is left as it is.
+            IF v_payment.store = 'google' AND v_kind = 'auto_renewable' THEN
+                INSERT INTO iap.subscriptions (subscription_id, store, user_id, order_id, product_id, state,
+                                               environment, latest_transaction_id, purchase_token, read_due_at)
+                VALUES ('google:' || coalesce(v_payment.original_transaction_id, assign_payment.transaction_id),
+                        'google', v_order.user_id, assign_payment.order_id, v_payment.product_id, 'active',
+                        coalesce(v_payment.environment, 'Production'), assign_payment.transaction_id,
+                        v_payment.purchase_token, now())
+                ON CONFLICT (subscription_id) DO NOTHING;
             END IF;
             -- An App Store payment without an app account token (an offer code redeemed in the App Store, a purchase
             -- outside the game's checkout) given to an order that has one: Apple is told whose it is, so that its

@@ -119,6 +119,15 @@ LEFT JOIN LATERAL (
 WHERE g.state = 'unconfirmed'
   AND NOT EXISTS (SELECT 1 FROM iap.jobs a WHERE a.order_id = g.order_id AND a.state IN ('pending', 'running'))
 UNION ALL
+-- A subscription whose re-read the store refuses for good (Apple's 404 4040010, Google's 404 or 410): it is read
+-- again every RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL (run_at), and a renewal whose news was lost waits for it.
+-- order_id is its checkout, last_error names it; read through migration 29's partial index.
+SELECT NULL, s.order_id, NULL, 'subscription_read_failing', round(extract(epoch FROM now() - s.read_failing_since))::bigint,
+       s.read_attempts, NULL, NULL, s.read_due_at,
+       s.subscription_id || ': ' || coalesce(s.read_error, 'the store refused to read it')
+FROM iap.subscriptions s
+WHERE s.read_failing_since IS NOT NULL
+UNION ALL
 -- The endpoint answered 410 Gone: nothing is sent, and every event waits, until an operator enables it again.
 SELECT NULL, NULL, NULL, 'webhook_failing', round(extract(epoch FROM now() - e.disabled_at))::bigint, 0, NULL, NULL,
        NULL,

@@ -32,6 +32,8 @@ extension ReceiptdSettings {
         /// `APPLE_NOTIFICATION_HISTORY_INTERVAL`: a day (Apple keeps 179 days of history, and each poll overlaps
         /// the last by an hour).
         package static let notificationHistoryInterval: Duration = .seconds(86_400)
+        /// `RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL`: a week.
+        package static let subscriptionReadRetryInterval: Duration = .seconds(7 * 86_400)
         /// `RECEIPTD_TRUST_RESTORE_AFTER`, orders in a row.
         package static let restoreAfter = 1000
         /// `RECEIPTD_PROVISIONAL_AFTER`: a day.

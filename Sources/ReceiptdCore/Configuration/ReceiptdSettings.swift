@@ -98,6 +98,19 @@ package struct ReceiptdSettings: Sendable {
         daemon.retention =
             try reader.duration("RECEIPTD_RETENTION", maximum: Bounds.retention)
             ?? daemon.retention
+        if let interval = try reader.duration(
+            "RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL",
+            maximum: Bounds.subscriptionReadRetryInterval
+        ) {
+            // More often would spend the Server API's budget on reads the store keeps refusing.
+            guard interval >= .seconds(60) else {
+                throw ConfigurationError(
+                    variable: "RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL",
+                    problem: "must be at least 1m"
+                )
+            }
+            daemon.subscriptionReadRetryInterval = interval
+        }
         logLevel = try reader.logLevel("RECEIPTD_LOG_LEVEL") ?? logLevel
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())

@@ -110,6 +110,7 @@ extension ReceiptDaemon {
                 jws: AppleJWSVerifier(roots: storeKit.trustedRoots),
                 bundleID: configuration.expectedBundleID,
                 backoff: configuration.backoff,
+                retryInterval: configuration.subscriptionReadRetryInterval,
                 pollInterval: configuration.pollInterval,
                 lease: configuration.lease,
                 logger: logger,

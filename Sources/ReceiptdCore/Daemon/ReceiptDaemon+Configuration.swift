@@ -20,6 +20,9 @@ extension ReceiptDaemon {
         package var sandbox = SandboxPolicy.accept
         /// Whether a subscription another account presents moves to it (`RECEIPTD_SUBSCRIPTION_RESTORE`).
         package var subscriptionRestore = SubscriptionRestore.keep
+        /// How long after the store refused a subscription's re-read for good it is read again
+        /// (`RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL`).
+        package var subscriptionReadRetryInterval: Duration = .seconds(86_400)
         /// Purchases before this time are never recorded as unclaimed payments (`RECEIPTD_UNCLAIMED_SINCE`);
         /// `nil`: since `receiptd migrate` first ran on the database.
         package var unclaimedSince: Date? = nil

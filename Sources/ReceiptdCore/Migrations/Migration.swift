@@ -65,6 +65,11 @@ package struct Migration: Sendable {
             bytes: PackageResources._028_unconfirmed_refund_answers_sql
         ),
         Migration(
+            version: 29,
+            name: "subscription_read_retries",
+            bytes: PackageResources._029_subscription_read_retries_sql
+        ),
+        Migration(
             version: 30,
             name: "api_pacing_per_endpoint",
             bytes: PackageResources._030_api_pacing_per_endpoint_sql

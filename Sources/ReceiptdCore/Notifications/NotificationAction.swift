@@ -28,6 +28,12 @@ package enum NotificationAction: Sendable, Equatable {
     /// is read again from Google at once; one no client reported is settled as `purchase` says (a
     /// `SUBSCRIPTION_PURCHASED`, after its lookup), else only recorded.
     case googleSubscriptionNews(token: String, purchase: GoogleNotifiedPurchase?)
+    /// A Google subscription's renewal (`SUBSCRIPTION_RENEWED`): the subscription whose token it names is read again
+    /// at once. While no row has the token (its first period still on its way, or one nobody claimed) it waits, as
+    /// Apple's `DID_RENEW` of an unknown subscription does, never paying the checkout its first period is for; after
+    /// a day it is looked up, and its latest period (`period`, of the subscription whose first order is
+    /// `originalID`) recorded as an unclaimed payment.
+    case googleSubscriptionRenewed(token: String, period: GoogleNotifiedPurchase?, originalID: String?)
     /// Revoke a Google subscription's refunded period (`VOIDED_PURCHASE` of `productType` 1) as `revoke` does, and
     /// have the subscription of `token` read again at once: Google may have ended it.
     case revokeSubscriptionPeriod(transactionID: String, token: String, revokedAtMilliseconds: Int64)

@@ -1,3 +1,5 @@
+import Foundation
+
 extension NotificationPlanner {
     /// The action for a Google notification recorded as `type` with `payload` (after its lookup, when it needs
     /// one); `signedAtMilliseconds` is its Pub/Sub publish time (a full refund without an event time dates from then).
@@ -95,6 +97,9 @@ extension NotificationPlanner {
                 guard let token = subscription.purchaseToken else {
                     return .fail("\(type) without subscriptionNotification.purchaseToken")
                 }
+                if subscription.notificationType == 2 {
+                    return Self.renewal(token: token, lookedUp: payload.subscription, at: signedAtMilliseconds)
+                }
                 return .googleSubscriptionNews(
                     token: token,
                     purchase: payload.subscription.flatMap { Self.notifiedPurchase(of: $0, token: token) }
@@ -103,6 +108,33 @@ extension NotificationPlanner {
             // UNKNOWN and one-time kinds this build does not know.
             return .ignore
         }
+    }
+
+    /// A `SUBSCRIPTION_RENEWED`: before its lookup, the renewal waits for its subscription; after it, the latest
+    /// period subscriptionsv2 names is the one to record unclaimed (none, pending: the subscription's news only).
+    static func renewal(
+        token: String,
+        lookedUp: GoogleSubscriptionPurchase?,
+        at milliseconds: Int64
+    ) -> NotificationAction {
+        guard let lookedUp else { return .googleSubscriptionRenewed(token: token, period: nil, originalID: nil) }
+        let now = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+        guard let latest = GoogleSubscriptionReading.periods(of: lookedUp, token: token, now: now).last else {
+            return .googleSubscriptionNews(token: token, purchase: nil)
+        }
+        return .googleSubscriptionRenewed(
+            token: token,
+            period: GoogleNotifiedPurchase(
+                token: token,
+                productID: latest.productID,
+                ledgerID: latest.transactionID,
+                state: .purchased,
+                accountID: latest.accountID,
+                quantity: 1,
+                purchaseTimeMilliseconds: latest.purchaseDateMilliseconds
+            ),
+            originalID: latest.originalTransactionID
+        )
     }
 
     /// A subscription a `SUBSCRIPTION_PURCHASED` reported, as subscriptionsv2 describes it: its first period, to

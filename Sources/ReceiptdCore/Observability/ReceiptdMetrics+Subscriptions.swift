@@ -7,6 +7,9 @@ extension ReceiptdMetrics.Name {
     package static let subscriptionsByState = "receiptd_subscriptions"
     /// Gauge (sampled): subscriptions whose re-read is over a minute late.
     package static let subscriptionReadsOverdue = "receiptd_subscription_reads_overdue"
+    /// Gauge (sampled): subscriptions whose re-read the store refuses for good, read again every
+    /// `RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL`.
+    package static let subscriptionReadsFailing = "receiptd_subscription_reads_failing"
 }
 
 extension ReceiptdMetrics {
@@ -15,12 +18,14 @@ extension ReceiptdMetrics {
         Counter(label: Name.subscriptionReads, dimensions: [("result", result)], factory: factory).increment()
     }
 
-    /// A sample of the subscriptions: how many are in each state, and how many re-reads are overdue.
+    /// A sample of the subscriptions: how many are in each state, and how many re-reads are overdue, and how many
+    /// the store refuses.
     package func subscriptionFigures(_ figures: SubscriptionFigures) {
         for state in SubscriptionState.allCases {
             Meter(label: Name.subscriptionsByState, dimensions: [("state", state.rawValue)], factory: factory)
                 .set(figures.byState[state] ?? 0)
         }
         Meter(label: Name.subscriptionReadsOverdue, factory: factory).set(figures.overdueReads)
+        Meter(label: Name.subscriptionReadsFailing, factory: factory).set(figures.failingReads)
     }
 }

@@ -39,7 +39,8 @@ package struct QueueStatus: Sendable, Codable, Equatable {
         /// `acknowledgement_owed`, `voided_poll_failing` (no successful voided-purchases poll for a day),
         /// `api_blocked` (an API asked not to be called for over a minute more), `refund_answer_late` (a
         /// store's refund request not answered an hour before its deadline), `webhook_failing`, or
-        /// `provisional_unconfirmed` (a provisional grant unconfirmed while no job of its order is active).
+        /// `provisional_unconfirmed` (a provisional grant unconfirmed while no job of its order is active), or
+        /// `subscription_read_failing` (the store refuses a subscription's re-read for good; its checkout's order).
         package var reason: String
         /// Seconds since the heartbeat or since the job became due; for `api_blocked`, how long the block still lasts.
         package var stuckSeconds: Int

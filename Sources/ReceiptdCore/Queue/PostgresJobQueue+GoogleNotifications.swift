@@ -85,6 +85,40 @@ extension PostgresJobQueue {
         }
     }
 
+    /// A renewal of a Google subscription no row has the token of (its first period still on its way, or one nobody
+    /// claimed) waits for it as Apple's does (`renewalWaitLimit`), and never pays the checkout its first period is
+    /// for; after the wait its subscription is looked up, then its latest `period` recorded as an unclaimed payment of
+    /// the subscription whose first order is `originalID`, which `iap.assign_payment` makes the player's.
+    static func awaitGoogleSubscription(
+        _ period: GoogleNotifiedPurchase?,
+        originalID: String?,
+        id: Int64,
+        signedAt: Int64,
+        in session: DatabaseSession
+    ) throws -> (NotificationResult?, String?) {
+        if let period {
+            _ = try session.execute(googleSQL.nameTransaction, [id, period.ledgerID])
+            let unclaimed = try session.execute(
+                googleSQL.recordUnclaimedRenewal,
+                [period.ledgerID, period.productID, period.purchaseTimeMilliseconds, period.token, id, originalID]
+            ).first
+            return (unclaimed?["delivered"] == "t" ? .chargeAlreadyDelivered : .chargeUnclaimed, nil)
+        }
+        let waited = max(0, Date().timeIntervalSince1970 - Double(signedAt) / 1000)
+        if waited < renewalWaitLimit.seconds {
+            _ = try session.execute(
+                notificationSQL.markDeferred,
+                [
+                    id, min(max(waited / 4, 5), 900),
+                    "a renewal of a subscription no row has the token of yet: waiting for it",
+                ]
+            )
+        } else {
+            _ = try session.execute(googleSQL.lookUpRenewal, [id])
+        }
+        return (nil, nil)
+    }
+
     /// The statements of Google's notifications.
     static let googleSQL = (
         // The row names its ledger id once the lookup knows it (the intake could not).
@@ -105,6 +139,24 @@ extension PostgresJobQueue {
         VALUES ($1, $2, greatest($3::int, 1), to_timestamp($4::bigint / 1000.0), 'google', $5,
                 to_timestamp($4::bigint / 1000.0) + interval '3 days', $6::bigint)
         ON CONFLICT (transaction_id) DO NOTHING
+        """,
+        // A renewal nobody claimed, unless the ledger holds it: of its subscription's first order, and owing no
+        // acknowledgement (Google's is the subscription's first purchase's).
+        recordUnclaimedRenewal: """
+        WITH delivered AS (SELECT 1 FROM iap.deliveries WHERE store = 'google' AND transaction_id = $1), recorded AS (
+            INSERT INTO iap.unclaimed_payments (transaction_id, product_id, quantity, purchase_date, store,
+                                                purchase_token, notification_id, original_transaction_id)
+            SELECT $1, $2, 1, to_timestamp($3::bigint / 1000.0), 'google', $4, $5::bigint, $6
+            WHERE NOT EXISTS (SELECT 1 FROM delivered)
+            ON CONFLICT (transaction_id) DO NOTHING
+        )
+        SELECT EXISTS (SELECT 1 FROM delivered) AS delivered
+        """,
+        // A renewal that waited a day for its subscription: subscriptionsv2 is asked for its latest period first.
+        lookUpRenewal: """
+        UPDATE iap.store_notifications SET awaiting_lookup = true, run_at = now(), attempts = attempts + 1,
+            error = 'a renewal of a subscription no row has the token of: looking it up to record it unclaimed'
+        WHERE id = $1
         """,
         // Asked again at the pending interval: the lookup runs first.
         putOff: """

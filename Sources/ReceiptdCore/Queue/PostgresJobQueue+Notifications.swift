@@ -255,6 +255,9 @@ extension PostgresJobQueue: NotificationProcessing {
             if try rereadGoogleSubscription(token, in: session) { return (.subscriptionUpdated, nil) }
             guard let purchase else { return (.recorded, nil) }
             return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
+        case .googleSubscriptionRenewed(let token, let period, let originalID):
+            if try rereadGoogleSubscription(token, in: session) { return (.subscriptionUpdated, nil) }
+            return try awaitGoogleSubscription(period, originalID: originalID, id: id, signedAt: signedAt, in: session)
         case .settleGooglePurchase(let purchase):
             return try settleGooglePurchase(purchase, id: id, signedAt: signedAt, in: session)
         case .rescindConsent(let appTransactionID):

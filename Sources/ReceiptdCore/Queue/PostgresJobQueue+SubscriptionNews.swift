@@ -98,7 +98,8 @@ extension PostgresJobQueue {
 
     /// How news meets a subscription's row, for every writer (a settle's periods, a notification, a re-read): older
     /// than the row's `store_time`, or of an earlier period (a past period refunded, verified late), it changes
-    /// nothing; a re-read already due stays due unless the news asks for one now; otherwise the watch follows the news.
+    /// nothing; a re-read already due stays due unless the news asks for one now; otherwise the watch follows the news,
+    /// and a re-read the store refused (`read_failing_since`) is failing no more: the news says what it would have.
     static let subscriptionNewsUpsert = """
         ON CONFLICT (subscription_id) DO UPDATE
         SET product_id = excluded.product_id, renews_to = excluded.renews_to,
@@ -106,7 +107,7 @@ extension PostgresJobQueue {
             entitled_until = excluded.entitled_until, expires_at = excluded.expires_at, auto_renew = excluded.auto_renew,
             environment = excluded.environment, ownership = excluded.ownership,
             latest_transaction_id = excluded.latest_transaction_id, store_time = excluded.store_time, updated_at = now(),
-            purchase_token = coalesce(excluded.purchase_token, s.purchase_token),
+            purchase_token = coalesce(excluded.purchase_token, s.purchase_token), read_failing_since = NULL,
             read_due_at = CASE WHEN s.read_due_at <= now() AND NOT coalesce(excluded.read_due_at <= now(), false)
                                THEN s.read_due_at ELSE excluded.read_due_at END
         WHERE (s.store_time IS NULL OR excluded.store_time >= s.store_time)

@@ -82,7 +82,7 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                     """
                     UPDATE iap.subscriptions
                     SET read_due_at = iap.subscription_read_due(state, entitled_until), read_leased_until = NULL,
-                        read_attempts = 0, read_error = NULL, read_at = now()
+                        read_attempts = 0, read_error = NULL, read_at = now(), read_failing_since = NULL
                     WHERE subscription_id = $1
                     """,
                     [owed.subscriptionID]
@@ -108,16 +108,35 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         )
     }
 
-    /// Not due any more; the lease is released and the refusal kept.
-    package func failSubscriptionRead(_ owed: OwedSubscriptionRead, error: String) async throws {
-        _ = try await pool.execute(
-            """
-            UPDATE iap.subscriptions SET read_due_at = NULL, read_leased_until = NULL, read_error = $2
-            WHERE subscription_id = $1
-            """,
-            [owed.subscriptionID, String(error.prefix(500))]
+    /// Refused for good: due again after `interval` and failing (`read_failing_since`), the lease released and the
+    /// refusal kept; once the entitlement ended over 60 days ago, not due any more (the stores forget a subscription
+    /// by then). True when it is read again.
+    package func failSubscriptionRead(
+        _ owed: OwedSubscriptionRead,
+        error: String,
+        retryAfter interval: Duration
+    ) async throws -> Bool {
+        try await pool.execute(
+            Self.subscriptionReadFailSQL,
+            [owed.subscriptionID, String(error.prefix(500)), interval.seconds]
         )
+        .first?["retried"] == "t"
     }
+
+    /// The refusal: an entitlement that ended (`entitled_until`, or for one no longer entitled its period's end) more
+    /// than 60 days ago, or a row with neither, ends the retries and the failing.
+    package static let subscriptionReadFailSQL = """
+        UPDATE iap.subscriptions
+        SET read_due_at = CASE WHEN retry THEN now() + make_interval(secs => $3) END,
+            read_failing_since = CASE WHEN retry THEN coalesce(read_failing_since, now()) END,
+            read_leased_until = NULL, read_error = $2
+        FROM (
+            SELECT (coalesce(entitled_until, expires_at) > now() - interval '60 days') IS TRUE AS retry
+            FROM iap.subscriptions WHERE subscription_id = $1
+        ) AS r
+        WHERE subscription_id = $1
+        RETURNING r.retry::text AS retried
+        """
 
     /// Two index-only counts (migration 23's indexes).
     package func subscriptionFigures() async throws -> SubscriptionFigures {

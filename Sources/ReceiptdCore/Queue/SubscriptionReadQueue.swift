@@ -87,8 +87,10 @@ package protocol SubscriptionReadQueue: Sendable {
     ) async throws -> Int
     /// A transient failure (or no Server API slot free, `counted` false): due again after `delay`.
     func retrySubscriptionRead(_ owed: OwedSubscriptionRead, after delay: Duration, error: String?) async throws
-    /// The store refused the read for good: not read again until new news asks, with why.
-    func failSubscriptionRead(_ owed: OwedSubscriptionRead, error: String) async throws
+    /// The store refused the read for good, with why: read again after `retryAfter` and shown failing, until the
+    /// store answers, news comes, or its entitlement ended over 60 days ago (then never again); true when it is read
+    /// again.
+    func failSubscriptionRead(_ owed: OwedSubscriptionRead, error: String, retryAfter: Duration) async throws -> Bool
     /// Subscriptions by state and overdue re-reads.
     func subscriptionFigures() async throws -> SubscriptionFigures
 }

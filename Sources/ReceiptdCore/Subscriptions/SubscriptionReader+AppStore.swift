@@ -45,12 +45,7 @@ extension SubscriptionReader {
                 try await retry(owed, reason: failure.reason, notBefore: failure.notBefore, metadata: metadata)
             case .verdict(let verdict):
                 let reason = if case .reject(let why) = verdict { why } else { "\(outcome.label): unexpected answer" }
-                try await queue.failSubscriptionRead(owed, error: reason)
-                metrics.recordSubscriptionRead(result: "failed")
-                logger.error(
-                    "Apple refused to read a subscription for good; it is read again on its next news",
-                    metadata: metadata.merging([LogKey.error: "\(reason)"]) { $1 }
-                )
+                try await fail(owed, reason: reason, store: "Apple", metadata: metadata)
             }
         } catch {
             // The lease returns the row; reading it twice does no harm.

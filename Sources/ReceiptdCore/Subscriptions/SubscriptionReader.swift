@@ -7,7 +7,8 @@ import ServiceLifecycle
 /// Subscription Statuses in its environment through the App Store Server API's shared pacing; a Google Play one with
 /// `purchases.subscriptionsv2.get` and its latest token (`SubscriptionReader+GooglePlay`). Each answer's signed
 /// transactions and renewal infos are verified, mapped onto the model (`AppleSubscriptionReading`) and written with
-/// the periods the ledger lacks, each its own order; a failure is retried with backoff. A row is claimed for the
+/// the periods the ledger lacks, each its own order; a failure is retried with backoff, and a refusal for good (a 404)
+/// every `retryInterval`, shown failing, until the store answers. A row is claimed for the
 /// daemon's lease, so a daemon that dies mid-read leaves it to the next. Every daemon runs one; without Server API
 /// credentials (and Google Play's service account) it reads nothing and only samples the subscriptions' gauges.
 package final class SubscriptionReader: Service {
@@ -17,6 +18,8 @@ package final class SubscriptionReader: Service {
     let jws: AppleJWSVerifier
     let bundleID: String
     let backoff: Backoff
+    /// How long after a refusal for good the subscription is read again (`RECEIPTD_SUBSCRIPTION_READ_RETRY_INTERVAL`).
+    let retryInterval: Duration
     private let pollInterval: Duration
     private let lease: Duration
     let logger: Logger
@@ -29,6 +32,7 @@ package final class SubscriptionReader: Service {
         jws: AppleJWSVerifier,
         bundleID: String,
         backoff: Backoff,
+        retryInterval: Duration,
         pollInterval: Duration,
         lease: Duration,
         logger: Logger,
@@ -40,6 +44,7 @@ package final class SubscriptionReader: Service {
         self.jws = jws
         self.bundleID = bundleID
         self.backoff = backoff
+        self.retryInterval = retryInterval
         self.pollInterval = pollInterval
         self.lease = lease
         self.logger = logger
@@ -74,6 +79,23 @@ package final class SubscriptionReader: Service {
             }
             try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
         }
+    }
+
+    /// The store refused the read for good (Apple's 404 4040010, Google's 404 or 410): a lost renewal would stay lost,
+    /// so it is read again, slowly, and shows as failing until the store answers, news comes, or its entitlement
+    /// ended over 60 days ago.
+    func fail(_ owed: OwedSubscriptionRead, reason: String, store: String, metadata: Logger.Metadata) async throws {
+        let retried = try await queue.failSubscriptionRead(owed, error: reason, retryAfter: retryInterval)
+        metrics.recordSubscriptionRead(result: "failed")
+        logger.error(
+            retried
+                ? "\(store) refused to read a subscription; it is read again later, or on its next news"
+                : "\(store) refused to read a subscription whose entitlement ended over 60 days ago; it is not read again",
+            metadata: metadata.merging([
+                LogKey.error: "\(reason)",
+                "next": retried ? "in \(String(format: "%.0f", retryInterval.seconds)) s" : "never",
+            ]) { $1 }
+        )
     }
 
     /// A transient failure: the row is due again after the backoff (or what the store asked to wait).

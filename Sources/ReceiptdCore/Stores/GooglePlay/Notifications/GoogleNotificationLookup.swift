@@ -120,9 +120,8 @@ package final class GoogleNotificationLookup: Service {
         let outcome: Outcome
         if let oneTime = payload.notification.oneTimeProductNotification, oneTime.notificationType == 1 {
             outcome = await purchase(oneTime, client: client)
-        } else if let bought = payload.notification.subscriptionNotification,
-            bought.notificationType == 4, let token = bought.purchaseToken
-        {
+        } else if let news = payload.notification.subscriptionNotification, let token = news.purchaseToken {
+            // A subscription bought, or a renewal that waited a day for a subscription no row has.
             outcome = await subscription(token: token, client: client)
         } else if let voided = payload.notification.voidedPurchaseNotification, voided.refundType == 2 {
             outcome = await voidedEntries(
