@@ -67,7 +67,7 @@ extension DeliveryPlannerTests {
             )
             #expect(plan.deliveries.isEmpty && plan.unclaimed.isEmpty, "\(subscription)")
             #expect(plan.orderResults.map(\.outcome) == [.unmatched])
-            #expect(plan.foreignPurchases == [.init(originalTransactionID: "20", ownerUserID: "owner")])
+            #expect(plan.foreignPurchases == [.init(originalTransactionID: "20", ownerUserID: "owner", byToken: true)])
             #expect(plan.newOwners.isEmpty && plan.transfers.isEmpty)
         }
     }

@@ -179,7 +179,11 @@ import Testing
 
             let stolen = try await f.order("stolen")
             #expect(stolen["outcome"] == "unmatched" && stolen["delivered_quantity"] == "0")
-            #expect(stolen["last_error"]?.contains("carrying the app account token of another user's order): 8701 (user victor)") == true)
+            #expect(
+                stolen["last_error"]?.contains(
+                    "never delivered whose app account token is another user's order's: 8701 (user victor)"
+                ) == true
+            )
             #expect(
                 try await f.value("SELECT reason FROM iap.user_trust WHERE user_id = 'mallory' AND NOT trusted")
                     == "foreign_transaction"

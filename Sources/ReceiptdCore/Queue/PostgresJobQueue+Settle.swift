@@ -494,13 +494,18 @@ extension PostgresJobQueue {
         }
         let jobs = settled.map { answer, plan -> [(String, JSONText.Value)] in
             var flags: [String] = []
-            if !plan.foreignPurchases.isEmpty {
+            let listed = { (purchases: [DeliveryPlan.ForeignPurchase]) in
+                purchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(separator: ", ")
+            }
+            let firstDelivered = plan.foreignPurchases.filter { !$0.byToken }
+            let tokened = plan.foreignPurchases.filter(\.byToken)
+            if !firstDelivered.isEmpty {
+                flags.append("receipt carries purchases first delivered to another user: " + listed(firstDelivered))
+            }
+            if !tokened.isEmpty {
                 flags.append(
-                    "receipt carries purchases first delivered to another user (or, never delivered, carrying the "
-                        + "app account token of another user's order): "
-                        + plan.foreignPurchases.map { "\($0.originalTransactionID) (user \($0.ownerUserID))" }.joined(
-                            separator: ", "
-                        )
+                    "receipt carries purchases never delivered whose app account token is another user's order's: "
+                        + listed(tokened)
                 )
             }
             if let replay = plan.replay {

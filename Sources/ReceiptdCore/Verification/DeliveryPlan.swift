@@ -29,8 +29,10 @@ package struct DeliveryPlan: Sendable, Equatable {
     package struct ForeignPurchase: Sendable, Equatable {
         /// Its `original_transaction_id`.
         package var originalTransactionID: String
-        /// The user it was first delivered to.
+        /// The user it was first delivered to, or whose order carries its app account token.
         package var ownerUserID: String
+        /// True when it was never delivered and its app account token is `ownerUserID`'s order's.
+        package var byToken = false
     }
 
     /// Ledger rows, oldest purchase first.

@@ -71,7 +71,7 @@ package struct DeliveryPlanner: Sendable {
             guard let owners = tokenOwner(entry), !owners.contains(user), let owner = owners.min(),
                 !foreign.contains(where: { $0.originalTransactionID == entry.originalTransactionID })
             else { continue }
-            foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner))
+            foreign.append(.init(originalTransactionID: entry.originalTransactionID, ownerUserID: owner, byToken: true))
         }
         // A family-shared copy (Family Sharing) is its presenter's entitlement, not a payment: it has no first owner,
         // is nobody's foreign purchase, and never becomes an unclaimed payment. A subscription another account
