@@ -445,8 +445,14 @@ import Testing
             #expect(try await f.owed("kim") == ["provisional:killed-1:true"])
 
             f.standIn.setOutage(false)
-            // Grants off: confirming needs no TrustKeeper, only verification.
-            try await f.withDaemons(settings: f.settings { $0.daemon.lease = .seconds(5) }) { _ in
+            // Grants off: confirming needs no TrustKeeper, only verification. As many attempts as the first daemon
+            // had: with the fixture's five, the outage's attempts before the kill (five or more when the first
+            // daemon is quick) made the reclaim fail the job, and the grant was refuted instead of confirmed.
+            let next = f.settings {
+                $0.daemon.lease = .seconds(5)
+                $0.daemon.maxAttempts = 1000
+            }
+            try await f.withDaemons(settings: next) { _ in
                 try await f.waitForGrant("killed-1", state: "confirmed", timeout: .seconds(30))
                 try await f.waitUntilSettled()
             }
