@@ -97,15 +97,7 @@ extension SubscriptionRenewalTests {
             let settings = f.settings { $0.daemon.subscriptionRestore = .transfer }
             try await f.withDaemonsAndIntake(.apple, settings: settings) { url in
                 try await subscribe(f, "7700")
-                try await f.connection.execute("SELECT iap.create_order('o-bob', 'bob', 'vip')")
-                let first = try #require(f.standIn.subscriptionTransactions("7700").first)
-                try await f.enqueue(
-                    "o-bob",
-                    user: "bob",
-                    product: "vip",
-                    transaction: f.standIn.testChain.signedTransaction(first)
-                )
-                try await f.waitUntilSettled()
+                try await restoreOnBobsAccount(f, "7700")
                 #expect(try await subscription(f, "7700")["user_id"] == "bob")
                 let renewal = try #require(
                     try await f.standIn.changeSubscription(.renew, "7700", notify: url, deliver: false)

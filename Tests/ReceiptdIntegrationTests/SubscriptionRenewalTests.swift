@@ -75,6 +75,20 @@ import Testing
         )
     }
 
+    /// Bob's client presents `original`'s first period for bob's checkout `o-bob` (a restore on a shared device);
+    /// waits until it settled.
+    func restoreOnBobsAccount(_ f: Fixture, _ original: String) async throws {
+        try await f.connection.execute("SELECT iap.create_order('o-bob', 'bob', 'vip')")
+        let first = try #require(f.standIn.subscriptionTransactions(original).first)
+        try await f.enqueue(
+            "o-bob",
+            user: "bob",
+            product: "vip",
+            transaction: f.standIn.testChain.signedTransaction(first)
+        )
+        try await f.waitUntilSettled()
+    }
+
     /// Waits until the subscription is in `state`.
     func waitForState(_ f: Fixture, _ original: String, _ state: String) async throws {
         try await f.waitUntil {
@@ -460,15 +474,7 @@ import Testing
             let settings = f.settings { $0.daemon.subscriptionRestore = restore }
             try await f.withDaemonsAndIntake(.apple, settings: settings) { url in
                 try await subscribe(f, "7300")
-                try await f.connection.execute("SELECT iap.create_order('o-bob', 'bob', 'vip')")
-                let first = try #require(f.standIn.subscriptionTransactions("7300").first)
-                try await f.enqueue(
-                    "o-bob",
-                    user: "bob",
-                    product: "vip",
-                    transaction: f.standIn.testChain.signedTransaction(first)
-                )
-                try await f.waitUntilSettled()
+                try await restoreOnBobsAccount(f, "7300")
                 try await f.standIn.changeSubscription(.renew, "7300", notify: url)
                 try await waitForPeriods(f, "7300", 2)
                 try await f.waitUntilSettled()
