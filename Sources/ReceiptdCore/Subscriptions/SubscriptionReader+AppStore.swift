@@ -45,7 +45,7 @@ extension SubscriptionReader {
                 try await retry(owed, reason: failure.reason, notBefore: failure.notBefore, metadata: metadata)
             case .verdict(let verdict):
                 let reason = if case .reject(let why) = verdict { why } else { "\(outcome.label): unexpected answer" }
-                try await fail(owed, reason: reason, store: "Apple", metadata: metadata)
+                try await fail(owed, reason: reason, store: .apple, metadata: metadata)
             }
         } catch {
             // The lease returns the row; reading it twice does no harm.

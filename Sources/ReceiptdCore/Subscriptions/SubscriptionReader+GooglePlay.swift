@@ -9,7 +9,7 @@ extension SubscriptionReader {
         let metadata: Logger.Metadata = ["subscription": "\(owed.subscriptionID)"]
         do {
             guard let token = owed.purchaseToken else {
-                try await fail(owed, reason: "no purchase token to read it with", store: "Google", metadata: metadata)
+                try await fail(owed, reason: "no purchase token to read it with", store: .google, metadata: metadata)
                 return
             }
             let answer: GooglePlayClient.Answer
@@ -26,7 +26,7 @@ extension SubscriptionReader {
                     retryAfter: answer.headers.first(name: "Retry-After").flatMap { RetryAfter.delay(from: $0) }
                 )
                 if case .reject(let why) = refusal.verdict {
-                    try await fail(owed, reason: why, store: "Google", metadata: metadata)
+                    try await fail(owed, reason: why, store: .google, metadata: metadata)
                 } else if case .retry(let failure) = refusal.verdict {
                     try await retry(owed, reason: failure.reason, notBefore: failure.notBefore, metadata: metadata)
                 } else {

@@ -84,13 +84,14 @@ package final class SubscriptionReader: Service {
     /// The store refused the read for good (Apple's 404 4040010, Google's 404 or 410): a lost renewal would stay lost,
     /// so it is read again, slowly, and shows as failing until the store answers, news comes, or its entitlement
     /// ended over 60 days ago.
-    func fail(_ owed: OwedSubscriptionRead, reason: String, store: String, metadata: Logger.Metadata) async throws {
+    func fail(_ owed: OwedSubscriptionRead, reason: String, store: Store, metadata: Logger.Metadata) async throws {
         let retried = try await queue.failSubscriptionRead(owed, error: reason, retryAfter: retryInterval)
         metrics.recordSubscriptionRead(result: "failed")
+        let name = store == .apple ? "Apple" : "Google"
         logger.error(
             retried
-                ? "\(store) refused to read a subscription; it is read again later, or on its next news"
-                : "\(store) refused to read a subscription whose entitlement ended over 60 days ago; it is not read again",
+                ? "\(name) refused to read a subscription; it is read again later, or on its next news"
+                : "\(name) refused to read a subscription whose entitlement ended over 60 days ago; it is not read again",
             metadata: metadata.merging([
                 LogKey.error: "\(reason)",
                 "next": retried ? "in \(String(format: "%.0f", retryInterval.seconds)) s" : "never",

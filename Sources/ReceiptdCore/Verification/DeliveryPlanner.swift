@@ -223,17 +223,15 @@ package struct DeliveryPlanner: Sendable {
     }
 
     /// Whether `entry` carries what ties it to `order`'s account: the order's app account token when it has one
-    /// (or must have one: for a transaction that `requiresOrderToken`, or whose token is an order's, `tokenClaimed`,
-    /// unless `order` is a renewal order, which its own period alone pays), and its Google account id when it has one.
+    /// (or must have one: for a transaction that `requiresOrderToken`, or whose token is an order's, `tokenClaimed`),
+    /// and its Google account id when it has one.
     private static func carriesToken(
         of order: OrderSnapshot,
         _ entry: VerifiedPurchase,
         tokenClaimed: Bool = false
     ) -> Bool {
-        let orderMustCarryToken =
-            entry.requiresOrderToken || (tokenClaimed && !order.orderID.hasPrefix(Self.renewalPrefix))
         let token =
-            orderMustCarryToken
+            entry.requiresOrderToken || tokenClaimed
             ? order.appAccountToken != nil && entry.appAccountToken == order.appAccountToken
             : order.appAccountToken == nil || entry.appAccountToken == order.appAccountToken
         return token && (order.accountID == nil || entry.accountID == order.accountID)
@@ -257,7 +255,8 @@ package struct DeliveryPlanner: Sendable {
             let renewal = order.orderID.hasPrefix(Self.renewalPrefix)
             let laterPeriod = entry.subscription != nil && entry.transactionID != entry.originalTransactionID
             guard entry.productID == order.productID, entry.purchaseDateMilliseconds! >= earliest,
-                Self.carriesToken(of: order, entry, tokenClaimed: tokenClaimed(entry)),
+                // A renewal order carries no token: its own period alone pays it, whoever's token that carries.
+                Self.carriesToken(of: order, entry, tokenClaimed: !renewal && tokenClaimed(entry)),
                 renewal
                     ? order.orderID == Self.renewalOrderID(of: entry.transactionID)
                     : !entry.isRenewal && (isJobsOrder || !laterPeriod)
