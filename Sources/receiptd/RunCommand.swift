@@ -93,7 +93,14 @@ struct RunCommand: AsyncParsableCommand {
                 intake: daemon.makeNotificationIntake(),
                 logger: logger
             )
-            services.append(NotificationServer(configuration: address, routes: [route, google], logger: logger))
+            services.append(
+                NotificationServer(
+                    configuration: address,
+                    routes: [route, google],
+                    trustedProxies: settings.trustedProxies,
+                    logger: logger
+                )
+            )
         }
         services.append(SystemdNotifyService(notifier: notifier, logger: logger) { await daemon.waitUntilReady() })
         return services

@@ -60,6 +60,7 @@ import Testing
                     logger: logger
                 )
             ],
+            trustedProxies: settings.trustedProxies,
             logger: logger,
             metrics: ReceiptdMetrics(factory: ReceiptdMetrics.prometheusFactory(registry: registry))
         )

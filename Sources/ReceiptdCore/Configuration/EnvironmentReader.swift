@@ -143,6 +143,20 @@ struct EnvironmentReader {
         return address
     }
 
+    /// A comma-separated list of IP addresses and CIDR blocks; none when unset.
+    func trustedProxies(_ name: String) throws(ConfigurationError) -> TrustedProxies {
+        guard let text = string(name) else { return TrustedProxies() }
+        do {
+            return try TrustedProxies(parsing: text)
+        } catch {
+            throw ConfigurationError(
+                variable: name,
+                problem: "\"\(error.entry)\" is not an IP address or a CIDR block (such as 10.0.0.7, 10.0.0.0/8 "
+                    + "or fd00::/8; names are not resolved, and no bits may be set past the prefix)"
+            )
+        }
+    }
+
     /// The contents of the file the variable names, without trailing line breaks. The error names
     /// the variable and the path, never the contents.
     func secretFile(_ name: String) throws(ConfigurationError) -> String? {

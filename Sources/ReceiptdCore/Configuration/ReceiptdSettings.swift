@@ -24,6 +24,9 @@ package struct ReceiptdSettings: Sendable {
     package var metrics: MetricsServer.Configuration?
     /// Where `POST /notifications/apple` is served (`RECEIPTD_NOTIFICATIONS_ADDR`); nil (the default) turns it off.
     package var notifications: MetricsServer.Configuration?
+    /// The proxies in front of the intake whose forwarded client is the peer its per-peer limit counts
+    /// (`RECEIPTD_TRUSTED_PROXIES`); none by default.
+    package var trustedProxies = TrustedProxies()
 
     /// Creates settings from values.
     package init(
@@ -115,6 +118,7 @@ package struct ReceiptdSettings: Sendable {
         logFormat = try reader.logFormat("RECEIPTD_LOG_FORMAT")
         metrics = try reader.listenAddress("RECEIPTD_METRICS_ADDR", fallback: MetricsServer.Configuration())
         notifications = try reader.listenAddress("RECEIPTD_NOTIFICATIONS_ADDR", fallback: nil)
+        trustedProxies = try reader.trustedProxies("RECEIPTD_TRUSTED_PROXIES")
         // A webhook event's claim lapses with the daemon's other leases, but never before its call could end.
         if let timeout = webhooks?.timeout { webhooks?.lease = max(daemon.lease, timeout * 2) }
         if daemon.lease <= .seconds(apple.requestTimeout.components.seconds) {

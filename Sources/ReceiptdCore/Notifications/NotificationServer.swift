@@ -20,10 +20,13 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
     /// - Parameters:
     ///   - configuration: where to listen, how many connections at once, the deadline for each request.
     ///   - routes: one per store, by path.
+    ///   - trustedProxies: the proxies whose forwarded client, not themselves, is the peer the per-peer limit
+    ///     counts (`RECEIPTD_TRUSTED_PROXIES`).
     ///   - refusalLogInterval: each cause of refusal is logged at most once per interval.
     package init(
         configuration: MetricsServer.Configuration,
         routes: [any NotificationRoute],
+        trustedProxies: TrustedProxies = TrustedProxies(),
         logger: Logger,
         metrics: ReceiptdMetrics = ReceiptdMetrics(),
         refusalLogInterval: Duration = .seconds(60)
@@ -41,7 +44,8 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
             messages: .init(
                 unavailable: "cannot serve the notification endpoint (RECEIPTD_NOTIFICATIONS_ADDR); running without it",
                 listening: "notification endpoint listening"
-            )
+            ),
+            trustedProxies: trustedProxies
         )
     }
 

@@ -3,44 +3,92 @@ import Synchronization
 
 extension HTTPEndpoint {
     /// Counts the endpoint's open connections, in all and per peer address, so that it can turn away those over
-    /// either limit: one client (or one proxy in front) cannot take every connection from the stores.
+    /// either limit: one client cannot take every connection from the stores.
+    ///
+    /// A trusted proxy (`TrustedProxies`) carries the requests of many clients, several in turn on one kept-alive
+    /// connection. So its connections count only towards the total, and each request it forwards counts, while in
+    /// flight, against the client it names, in the share that client's own connections would count in.
     final class ConnectionGate: Sendable {
-        private struct Open {
-            var total = 0
-            /// Open connections per peer IP address; a peer with none is forgotten.
-            var byPeer: [String: Int] = [:]
+        /// Whom an open connection counts against.
+        enum Peer: Equatable {
+            /// Its own address (as text; empty when it has none, as on a Unix socket).
+            case address(String)
+            /// A trusted proxy: only the connection's requests are counted, each against its client.
+            case proxy(IPAddress)
         }
 
         private let limit: Int
         private let peerLimit: Int
+        let trustedProxies: TrustedProxies
         private let open = Mutex(Open())
 
-        /// At most `limit` connections, `perPeer` of them from one IP address.
-        init(limit: Int, perPeer: Int) {
+        /// At most `limit` connections; at most `perPeer` of them, or of requests in flight that `trustedProxies`
+        /// forward, for one IP address.
+        init(limit: Int, perPeer: Int, trustedProxies: TrustedProxies = TrustedProxies()) {
             self.limit = limit
             self.peerLimit = perPeer
+            self.trustedProxies = trustedProxies
         }
 
-        /// Counts `channel` until it closes; false when it is over the limit or its peer is over its share.
-        ///
-        /// A refused channel counts too until it has closed, so open sockets, not served ones, stay within the limit.
-        func admit(_ channel: any Channel) -> Bool {
-            // The address without its port: one client's many connections are one peer.
-            let peer = channel.remoteAddress?.ipAddress ?? ""
+        /// Counts `channel` until it closes; `admitted` is false when it is over the limit or its peer is over its
+        /// share. A refused channel counts too until it has closed, so open sockets, not served ones, stay within
+        /// the limit.
+        func admit(_ channel: any Channel) -> (peer: Peer, admitted: Bool) {
+            let admission = admit(peer: channel.remoteAddress?.ipAddress)
+            channel.closeFuture.whenComplete { _ in self.release(admission.peer) }
+            return admission
+        }
+
+        /// Counts a connection from `text` (the peer's address without its port: one client's many connections
+        /// are one peer); each call needs one `release` of the peer it returns.
+        func admit(peer text: String?) -> (peer: Peer, admitted: Bool) {
+            let address = text.flatMap { IPAddress($0) }
+            let peer: Peer =
+                if let address, trustedProxies.trusts(address) {
+                    .proxy(address)
+                } else {
+                    .address(address?.description ?? text ?? "")
+                }
             let admitted = open.withLock { open in
                 open.total += 1
-                open.byPeer[peer, default: 0] += 1
-                return open.total <= limit && open.byPeer[peer, default: 0] <= peerLimit
+                guard case .address(let key) = peer else { return open.total <= limit }
+                open.byPeer[key, default: 0] += 1
+                return open.total <= limit && open.byPeer[key, default: 0] <= peerLimit
             }
-            channel.closeFuture.whenComplete { _ in self.release(peer) }
-            return admitted
+            return (peer, admitted)
         }
 
-        private func release(_ peer: String) {
+        /// Releases a connection `admit` counted.
+        func release(_ peer: Peer) {
             open.withLock { open in
                 open.total -= 1
-                let left = open.byPeer[peer, default: 1] - 1
-                open.byPeer[peer] = left > 0 ? left : nil
+                if case .address(let key) = peer { open.forget(key) }
+            }
+        }
+
+        /// Counts a request a trusted proxy forwards for `client` while it is in flight; false when the client is
+        /// over its share. Each call needs one `finishRequest`, refused or not.
+        func startRequest(for client: IPAddress) -> Bool {
+            open.withLock { open in
+                open.byPeer[client.description, default: 0] += 1
+                return open.byPeer[client.description, default: 0] <= peerLimit
+            }
+        }
+
+        /// A request `startRequest` counted has been answered, or its connection closed.
+        func finishRequest(for client: IPAddress) {
+            open.withLock { $0.forget(client.description) }
+        }
+
+        private struct Open {
+            var total = 0
+            /// Per peer address: its open connections plus the requests forwarded for it in flight.
+            var byPeer: [String: Int] = [:]
+
+            /// One fewer for `key`; a peer with none is forgotten.
+            mutating func forget(_ key: String) {
+                let left = byPeer[key, default: 1] - 1
+                byPeer[key] = left > 0 ? left : nil
             }
         }
     }

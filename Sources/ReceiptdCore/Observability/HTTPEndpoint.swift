@@ -17,13 +17,21 @@ final class HTTPEndpoint: Sendable {
     private let configuration: MetricsServer.Configuration
     private let backlog: Int
     private let messages: Messages
+    private let trustedProxies: TrustedProxies
     private let listening = ReadinessSignal()
     private let boundPort = Mutex<Int?>(nil)
 
-    init(configuration: MetricsServer.Configuration, backlog: Int, messages: Messages) {
+    /// Creates an endpoint; a request from one of `trustedProxies` counts against the client it forwards for.
+    init(
+        configuration: MetricsServer.Configuration,
+        backlog: Int,
+        messages: Messages,
+        trustedProxies: TrustedProxies = TrustedProxies()
+    ) {
         self.configuration = configuration
         self.backlog = backlog
         self.messages = messages
+        self.trustedProxies = trustedProxies
     }
 
     /// The bound port once `run` is listening (useful with port 0); nil if binding failed.
@@ -39,7 +47,11 @@ final class HTTPEndpoint: Sendable {
         metadata: Logger.Metadata = [:],
         respond: @escaping @Sendable (Request) async throws -> Response
     ) async throws {
-        let gate = ConnectionGate(limit: configuration.maxConnections, perPeer: configuration.maxConnectionsPerPeer)
+        let gate = ConnectionGate(
+            limit: configuration.maxConnections,
+            perPeer: configuration.maxConnectionsPerPeer,
+            trustedProxies: trustedProxies
+        )
         let timeout = TimeAmount(configuration.requestTimeout)
         // Hummingbird's own lines (it listens, each request's id) would repeat ours; its warnings and errors stay.
         var serverLogger = logger
