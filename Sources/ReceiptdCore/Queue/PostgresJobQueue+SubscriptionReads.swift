@@ -1,11 +1,17 @@
 import Foundation
 
 extension PostgresJobQueue: SubscriptionReadQueue {
-    /// The earliest due subscription of `stores` whose lease is free, leased and its try counted.
-    package func claimSubscriptionRead(lease: Duration, stores: [Store]) async throws -> OwedSubscriptionRead? {
-        try await pool.execute(
-            Self.subscriptionReadClaimSQL,
-            [lease.seconds, JSONText.array(stores.map(\.rawValue))]
+    /// The earliest due subscription of `stores` whose lease is free (due at or after `after`, microseconds since
+    /// 1970, when given), leased and its try counted.
+    package func claimSubscriptionRead(
+        lease: Duration,
+        stores: [Store],
+        after: Int64? = nil
+    ) async throws -> OwedSubscriptionRead? {
+        let parameters: [any SQLParameter] = [lease.seconds, JSONText.array(stores.map(\.rawValue))]
+        return try await pool.execute(
+            after == nil ? Self.subscriptionReadClaimSQL : Self.subscriptionReadClaimAfterSQL,
+            parameters + (after.map { [$0 as any SQLParameter] } ?? [])
         ).namedRows.first.map { row in
             let id = try row.string("subscription_id")
             let store = Store(rawValue: try row.string("store")) ?? .apple
@@ -16,17 +22,28 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                 purchaseToken: row["purchase_token"],
                 expiresAtMilliseconds: row["expires_ms"].flatMap { Int64($0) },
                 environment: StoreEnvironment(rawValue: try row.string("environment")) ?? .production,
-                attempts: try row.int("read_attempts")
+                attempts: try row.int("read_attempts"),
+                dueAtMicroseconds: row["due_us"].flatMap { Int64($0) }
             )
         }
     }
 
     /// The claim, polled every interval by every daemon with Server API credentials: it follows
-    /// `subscriptions_read_due`.
-    package static let subscriptionReadClaimSQL = """
+    /// `subscriptions_read_due` from the start.
+    package static let subscriptionReadClaimSQL = subscriptionReadClaim(from: "")
+
+    /// The claim from a point (`$3`, microseconds since 1970: when the daemon's last claimed row was due), so that
+    /// it does not walk again what the earlier claims passed (`SubscriptionReadCursor`); the same index, a range.
+    package static let subscriptionReadClaimAfterSQL = subscriptionReadClaim(
+        from: "AND read_due_at >= to_timestamp(0) + $3::bigint * interval '1 microsecond'"
+    )
+
+    private static func subscriptionReadClaim(from bound: String) -> String {
+        """
         WITH due AS (
             SELECT subscription_id FROM iap.subscriptions
-            WHERE read_due_at <= now() AND store = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)))
+            WHERE read_due_at <= now() \(bound)
+              AND store = ANY (ARRAY(SELECT jsonb_array_elements_text($2::jsonb)))
               AND (read_leased_until IS NULL OR read_leased_until < now())
             ORDER BY read_due_at
             LIMIT 1
@@ -36,8 +53,10 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         SET read_leased_until = now() + make_interval(secs => $1), read_attempts = s.read_attempts + 1
         FROM due WHERE s.subscription_id = due.subscription_id
         RETURNING s.subscription_id, s.store, s.environment, s.read_attempts, s.purchase_token,
-                  (extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms
+                  (extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms,
+                  (extract(epoch FROM s.read_due_at) * 1000000)::bigint AS due_us
         """
+    }
 
     /// One indexed probe per id: the ledger's row, else the period's renewal order.
     package func periodsLacking(_ transactionIDs: [String]) async throws -> Set<String> {

@@ -17,6 +17,8 @@ package struct OwedSubscriptionRead: Sendable, Equatable {
     package var environment: StoreEnvironment
     /// Tries so far, this one included.
     package var attempts: Int
+    /// When the read was due (`read_due_at`), microseconds since 1970: where the daemon's next claim starts.
+    package var dueAtMicroseconds: Int64? = nil
 }
 
 /// One subscription of a read's answer: its latest period as the store vouched for it, and what it says of the
@@ -73,8 +75,8 @@ package struct SubscriptionReadItem: Sendable {
 /// The subscriptions due a re-read, as `SubscriptionReader` works them off: part of the queue seam.
 package protocol SubscriptionReadQueue: Sendable {
     /// Claims one due subscription of `stores` no other daemon holds, for `lease`, counting the try; nil when none
-    /// is due.
-    func claimSubscriptionRead(lease: Duration, stores: [Store]) async throws -> OwedSubscriptionRead?
+    /// is due (at or after `after`, microseconds since 1970, when given: see `SubscriptionReadCursor`).
+    func claimSubscriptionRead(lease: Duration, stores: [Store], after: Int64?) async throws -> OwedSubscriptionRead?
     /// The transactions among `transactionIDs` the ledger lacks and no renewal order waits for.
     func periodsLacking(_ transactionIDs: [String]) async throws -> Set<String>
     /// Writes what the store said (each subscription's news, each period the ledger lacks enqueued as its own

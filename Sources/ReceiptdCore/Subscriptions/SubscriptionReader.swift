@@ -57,6 +57,7 @@ package final class SubscriptionReader: Service {
     /// Reads due subscriptions until graceful shutdown; a read in flight finishes first.
     package func run() async throws {
         var nextFigures = ContinuousClock.now
+        var cursor = SubscriptionReadCursor()
         while !Task.isShuttingDownGracefully && !Task.isCancelled {
             do {
                 if ContinuousClock.now >= nextFigures {
@@ -64,12 +65,19 @@ package final class SubscriptionReader: Service {
                     metrics.subscriptionFigures(try await queue.subscriptionFigures())
                 }
                 let stores = (client == nil ? [] : [Store.apple]) + (google == nil ? [] : [.google])
-                if !stores.isEmpty, let owed = try await queue.claimSubscriptionRead(lease: lease, stores: stores) {
-                    switch owed.store {
-                    case .apple: if let client { await read(owed, client: client) }
-                    case .google: if let google { await read(owed, google: google) }
+                if !stores.isEmpty {
+                    let after = cursor.bound(at: .now)
+                    let owed = try await queue.claimSubscriptionRead(lease: lease, stores: stores, after: after)
+                    cursor.claimed(dueAt: owed?.dueAtMicroseconds)
+                    if let owed {
+                        switch owed.store {
+                        case .apple: if let client { await read(owed, client: client) }
+                        case .google: if let google { await read(owed, google: google) }
+                        }
+                        continue
                     }
-                    continue
+                    // Nothing due past the point: look from the start before waiting.
+                    if after != nil { continue }
                 }
             } catch {
                 logger.warning(
