@@ -121,7 +121,7 @@ extension PostgresJobQueue: NotificationProcessing {
                 renewal: renewal,
                 id: id,
                 environment: row["environment"],
-                requestRead: planner.rereadsSubscriptions,
+                rereads: planner.rereadsSubscriptions,
                 in: session
             )
         }
@@ -141,10 +141,11 @@ extension PostgresJobQueue: NotificationProcessing {
         if store == Store.apple.rawValue, let jws = signedTransactionInfo, let signed = verifiedTransaction(jws),
             let snapshot = subscriptionSnapshot(of: signed, renewal: renewal)
         {
-            _ = try recordSubscriptionNews(
+            _ = try recordNotifiedSubscriptionNews(
                 snapshot,
-                originalTransactionID: signed.originalTransactionID,
-                requestRead: planner.rereadsSubscriptions,
+                of: signed,
+                status: renewal.status,
+                rereads: planner.rereadsSubscriptions,
                 in: session
             )
         }
@@ -269,17 +270,17 @@ extension PostgresJobQueue: NotificationProcessing {
         }
     }
 
-    /// An auto-renewable's news: the subscription's row written as the news says (asking for a re-read when
-    /// `requestRead`), then the period its transaction pays, when the ledger lacks it and no upgrade replaced it: a
-    /// known subscription's later period its own order, a first period its checkout's (or an unclaimed payment), as
-    /// a `ONE_TIME_CHARGE` is.
+    /// An auto-renewable's news: the subscription's row written as the news says (asking for a re-read, when
+    /// `rereads`, only for what the news leaves open), then the period its transaction pays, when the ledger lacks it
+    /// and no upgrade replaced it: a known subscription's later period its own order, a first period its checkout's
+    /// (or an unclaimed payment), as a `ONE_TIME_CHARGE` is.
     private static func applySubscription(
         _ transaction: NotifiedTransaction,
         jws: String?,
         renewal: (info: String?, status: Int?),
         id: Int64,
         environment: String?,
-        requestRead: Bool,
+        rereads: Bool,
         in session: DatabaseSession
     ) throws -> (NotificationResult?, String?) {
         guard let jws, let signed = verifiedTransaction(jws) else {
@@ -290,10 +291,11 @@ extension PostgresJobQueue: NotificationProcessing {
         // again (the upgrade's own period pays instead).
         guard signed.period != nil else { return (.ignored, nil) }
         guard let snapshot = subscriptionSnapshot(of: signed, renewal: renewal) else { return (.recorded, nil) }
-        let record = try recordSubscriptionNews(
+        let record = try recordNotifiedSubscriptionNews(
             snapshot,
-            originalTransactionID: signed.originalTransactionID,
-            requestRead: requestRead,
+            of: signed,
+            status: renewal.status,
+            rereads: rereads,
             in: session
         )
         let news: NotificationResult = record.current ? .subscriptionUpdated : .superseded
