@@ -3,9 +3,9 @@ import Testing
 
 extension MigrationTests {
     /// A database as the receiptd of migration 30 left it, with notifications processed and waiting, upgrades to
-    /// migration 31's claim index: the waiting ones are claimed in Apple's order, and a transaction's later news only
-    /// once its earlier one is processed.
-    @Test func aDatabaseAtMigrationThirtyUpgradesToTheClaimIndex() async throws {
+    /// migration 31's claim indexes (the one on run_at retired): the waiting ones are counted and claimed in Apple's
+    /// order, and a transaction's later news only once its earlier one is processed.
+    @Test func aDatabaseAtMigrationThirtyUpgradesToTheClaimIndexes() async throws {
         let database = try await Self.database(migratedTo: 30)
         try await Fixture.with(database: database) { f in
             try await f.script(
@@ -27,10 +27,14 @@ extension MigrationTests {
                 try await f.value(
                     """
                     SELECT string_agg(indexname, ',' ORDER BY indexname) FROM pg_indexes
-                    WHERE schemaname = 'iap' AND indexname IN ('store_notifications_claim', 'store_notifications_unprocessed')
+                    WHERE schemaname = 'iap' AND indexname IN ('store_notifications_claim', 'store_notifications_unprocessed',
+                                                               'store_notifications_waiting_transaction')
                     """
-                ) == "store_notifications_claim,store_notifications_unprocessed"
+                ) == "store_notifications_claim,store_notifications_waiting_transaction"
             )
+            // receiptd status counts the waiting without the retired index.
+            let status = try await OperatorQueries(connection: f.connection).status()
+            #expect(status.unprocessedNotifications == 3, "\(status)")
             let claim = PostgresJobQueue.notificationSQL.claim
             let first = try await f.connection.execute(claim, [10]).namedRows.map { $0["notification_type"] }
             #expect(first == ["DID_RENEW", "DID_RENEW"])
