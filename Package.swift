@@ -102,6 +102,7 @@ let package = Package(
                 .embedInCode("SQL/migrations/0028_unconfirmed_refund_answers.sql"),
                 .embedInCode("SQL/migrations/0029_subscription_read_retries.sql"),
                 .embedInCode("SQL/migrations/0030_api_pacing_per_endpoint.sql"),
+                .embedInCode("SQL/migrations/0031_notification_claim_order.sql"),
                 // Apple Root CA - G3, the default trust anchor of signed transactions (a public certificate).
                 .embedInCode("Resources/AppleRootCA-G3.pem"),
                 // Apple Inc. Root (RSA), the trust anchor of app receipts' PKCS#7 signatures (a public certificate).

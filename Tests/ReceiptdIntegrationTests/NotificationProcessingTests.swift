@@ -541,7 +541,7 @@ import Testing
         }
     }
 
-    /// Every daemon runs the claim every poll interval: it reads the unprocessed rows' partial index only, not
+    /// Every daemon runs the claim every poll interval: it reads the unprocessed rows' partial indexes only, not
     /// the table of every notification ever accepted.
     @Test func theClaimReadsOnlyTheUnprocessedIndex() async throws {
         try await Fixture.with { f in
@@ -567,7 +567,7 @@ import Testing
             let plan = try await f.connection.execute(
                 "EXPLAIN " + PostgresJobQueue.notificationSQL.claim.replacingOccurrences(of: "$1", with: "32")
             ).rows.compactMap { $0[0] }.joined(separator: "\n")
-            #expect(plan.contains("store_notifications_unprocessed"), "\(plan)")
+            #expect(plan.contains("store_notifications_claim"), "\(plan)")
             #expect(!plan.contains("Seq Scan"), "\(plan)")
         }
     }

@@ -74,6 +74,11 @@ package struct Migration: Sendable {
             name: "api_pacing_per_endpoint",
             bytes: PackageResources._030_api_pacing_per_endpoint_sql
         ),
+        Migration(
+            version: 31,
+            name: "notification_claim_order",
+            bytes: PackageResources._031_notification_claim_order_sql
+        ),
     ]
 
     /// The schema version this binary's daemon needs.

@@ -8,6 +8,8 @@ struct SubscriptionNewsRecord: Sendable, Equatable {
     var current: Bool
     /// The ledger already holds the news's transaction.
     var delivered: Bool
+    /// What the row held before the news; nil when there was no row.
+    var before: SubscriptionRereadPlanner.Known? = nil
 }
 
 extension PostgresJobQueue {
@@ -63,8 +65,45 @@ extension PostgresJobQueue {
         return SubscriptionNewsRecord(
             known: row?["known"] == "t",
             current: row?["current"] == "t",
-            delivered: row?["delivered"] == "t"
+            delivered: row?["delivered"] == "t",
+            before: row?["existed"] == "t"
+                ? SubscriptionRereadPlanner.Known(
+                    latestTransactionID: row?["prior_latest"],
+                    expiresAtMilliseconds: row?["prior_expires_ms"].flatMap { Int64($0) }
+                ) : nil
         )
+    }
+
+    /// An App Store notification's news of a subscription (`signed`, with the notification's `status`), written as it
+    /// says; a re-read is asked at once only when the news leaves something open (``SubscriptionRereadPlanner``) and
+    /// `rereads` (the daemon has Server API credentials). Otherwise the row's watch follows the news.
+    static func recordNotifiedSubscriptionNews(
+        _ snapshot: SubscriptionSnapshot,
+        of signed: SignedTransaction,
+        status: Int?,
+        rereads: Bool,
+        in session: DatabaseSession
+    ) throws -> SubscriptionNewsRecord {
+        let record = try recordSubscriptionNews(
+            snapshot,
+            originalTransactionID: signed.originalTransactionID,
+            requestRead: false,
+            in: session
+        )
+        guard rereads, record.current else { return record }
+        let news = SubscriptionRereadPlanner.News(
+            transactionID: signed.transactionID,
+            purchaseDateMilliseconds: signed.purchaseDateMilliseconds,
+            statusKnown: status.flatMap(AppleSubscriptionReading.Status.init(rawValue:)) != nil,
+            renewalKnown: snapshot.renewalKnown
+        )
+        if SubscriptionRereadPlanner.decide(news, known: record.before).asksRead {
+            _ = try session.execute(
+                "UPDATE iap.subscriptions SET read_due_at = now() WHERE subscription_id = $1",
+                [snapshot.subscriptionID]
+            )
+        }
+        return record
     }
 
     /// Enqueues a later period of a known App Store subscription as its own order (`iap.enqueue_subscription_period`);
@@ -116,10 +155,12 @@ extension PostgresJobQueue {
         """
 
     /// The news upsert: the player is the row's, else the buyer of the subscription's original transaction.
-    /// Older than the row's `store_time`, nothing changes (`current` false).
+    /// Older than the row's `store_time`, nothing changes (`current` false). What the row held before is returned.
     static let subscriptionNewsSQL = """
         WITH who AS (
-            SELECT coalesce(s.user_id, o.user_id) AS user_id, coalesce(s.order_id, o.order_id) AS order_id
+            SELECT coalesce(s.user_id, o.user_id) AS user_id, coalesce(s.order_id, o.order_id) AS order_id,
+                   s.subscription_id IS NOT NULL AS existed, s.latest_transaction_id AS prior_latest,
+                   (extract(epoch FROM s.expires_at) * 1000)::bigint AS prior_expires_ms
             FROM (SELECT 1) AS one
             LEFT JOIN iap.subscriptions s ON s.subscription_id = $1
             LEFT JOIN iap.transaction_owners o ON o.original_transaction_id = $13
@@ -137,6 +178,8 @@ extension PostgresJobQueue {
         )
         SELECT EXISTS (SELECT 1 FROM who WHERE user_id IS NOT NULL) AS known,
                EXISTS (SELECT 1 FROM written) AS current,
-               EXISTS (SELECT 1 FROM iap.deliveries WHERE store = $2 AND transaction_id = $12) AS delivered
+               EXISTS (SELECT 1 FROM iap.deliveries WHERE store = $2 AND transaction_id = $12) AS delivered,
+               who.existed, who.prior_latest, who.prior_expires_ms
+        FROM who
         """
 }

@@ -72,6 +72,18 @@ extension PostgresJobQueue: SubscriptionReadQueue {
         return Set(try rows.namedRows.map { try $0.string("id") })
     }
 
+    /// One probe of `deliveries_subscription`, backwards from `milliseconds`.
+    package func ledgerPeriodEnd(of subscriptionID: String, before milliseconds: Int64) async throws -> Int64? {
+        try await pool.execute(
+            """
+            SELECT (extract(epoch FROM period_end) * 1000)::bigint AS end_ms FROM iap.deliveries
+            WHERE subscription_id = $1 AND period_start < to_timestamp($2::bigint / 1000.0)
+            ORDER BY period_start DESC LIMIT 1
+            """,
+            [subscriptionID, milliseconds]
+        ).first?["end_ms"].flatMap { Int64($0) }
+    }
+
     /// One transaction: the earlier periods' orders, each item's news, each missing period's order, then the row's
     /// next read from its state.
     package func recordSubscriptionRead(

@@ -79,6 +79,9 @@ package protocol SubscriptionReadQueue: Sendable {
     func claimSubscriptionRead(lease: Duration, stores: [Store], after: Int64?) async throws -> OwedSubscriptionRead?
     /// The transactions among `transactionIDs` the ledger lacks and no renewal order waits for.
     func periodsLacking(_ transactionIDs: [String]) async throws -> Set<String>
+    /// The end of the latest period of `subscriptionID` the ledger holds that began before `milliseconds`; nil when
+    /// it holds none.
+    func ledgerPeriodEnd(of subscriptionID: String, before milliseconds: Int64) async throws -> Int64?
     /// Writes what the store said (each subscription's news, each period the ledger lacks enqueued as its own
     /// order, `earlierPeriods` first: periods between the ledger's and the latest, found in the history) and when the
     /// subscription is next read, releasing it; returns how many periods were enqueued.

@@ -2,8 +2,8 @@ import Foundation
 import Logging
 
 extension SubscriptionReader {
-    /// Reads an App Store subscription with Get All Subscription Statuses (and, when its latest period is a renewal
-    /// the ledger lacks, Get Transaction History for the periods before it).
+    /// Reads an App Store subscription with Get All Subscription Statuses (and, when its latest period does not
+    /// follow the ledger's period before it, Get Transaction History for the periods between).
     func read(_ owed: OwedSubscriptionRead, client: ServerAPIClient) async {
         let metadata: Logger.Metadata = [
             "subscription": "\(owed.subscriptionID)", "environment": "\(owed.environment.rawValue)",
@@ -66,10 +66,11 @@ extension SubscriptionReader {
         case postponed(Duration)
     }
 
-    /// When the latest period is a renewal the ledger lacks, earlier ones may be missing too (two renewals whose
-    /// notifications were lost): Get Transaction History, oldest first, names every period of the subscription, and
-    /// those between the ledger's and the latest that the ledger lacks are enqueued with it. The first period is
-    /// its checkout's, never made a renewal order here.
+    /// When the latest period begins after the ledger's period before it ends, earlier ones may be missing (two
+    /// renewals whose notifications were lost, or a renewal whose news came when the one before it had none): Get
+    /// Transaction History, oldest first, names every period of the subscription, and those between the ledger's and
+    /// the latest that the ledger lacks are enqueued with it. The first period is its checkout's, never made a renewal
+    /// order here.
     private func earlierPeriods(
         _ owed: OwedSubscriptionRead,
         before items: [SubscriptionReadItem],
@@ -78,12 +79,13 @@ extension SubscriptionReader {
         let renewals = items.filter {
             $0.snapshot != nil && $0.transactionID != owed.originalTransactionID && !$0.isRevoked
         }
-        // A renewal that begins where the row's period ends follows it: nothing can be missing between. Only one
-        // bought later (two renewals missed, or a lapse recovered) needs the history.
-        guard let latest = renewals.first,
-            (latest.purchaseDateMilliseconds ?? .max) > (owed.expiresAtMilliseconds ?? .min) + 1_000,
-            !(try await queue.periodsLacking(renewals.map(\.transactionID))).isEmpty
-        else { return .found([]) }
+        // A renewal that begins where the ledger's period before it ends follows it: nothing can be missing between.
+        // Only one bought later (a renewal missed, or a lapse recovered) needs the history. The ledger is asked, not
+        // the row: news of the latest period moves the row past the one missing.
+        guard let latest = renewals.first, let start = latest.purchaseDateMilliseconds else { return .found([]) }
+        let before =
+            try await queue.ledgerPeriodEnd(of: owed.subscriptionID, before: start) ?? owed.expiresAtMilliseconds
+        guard start > (before ?? .min) + SubscriptionRereadPlanner.followingTolerance else { return .found([]) }
         var candidates: [SubscriptionReadItem] = []
         var revision: String? = nil
         for _ in 0..<ServerAPIClient.historyPageLimit {
