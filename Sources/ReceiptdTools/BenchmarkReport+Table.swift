@@ -5,14 +5,18 @@ extension BenchmarkReport {
     package var table: String {
         let rows = BenchmarkRowSummary.rows(scenarios)
         let repeated = rows.contains { $0.runs > 1 }
-        var lines = [
-            "| build | jobs | daemons × concurrency | Apple latency | runs | orders/s\(repeated ? " (median; slowest–fastest)" : "") "
-                + "| × baseline: orders/s / CPU | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
-                + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
+        // A run of the console's or the size rows alone has no scenario to tabulate.
+        var lines =
+            rows.isEmpty
+            ? []
+            : [
+                "| build | jobs | daemons × concurrency | Apple latency | runs | orders/s\(repeated ? " (median; slowest–fastest)" : "") "
+                    + "| × baseline: orders/s / CPU | enqueued/s | retries | enqueue→outcome p50/p90/p99/max ms "
+                    + "| CPU s / 1k orders: daemons / PostgreSQL / stand-in + load | peak RSS MiB | outcomes ok |",
+                "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+            ]
         for row in rows { lines.append(Self.line(row)) }
-        lines.append("")
+        if !rows.isEmpty { lines.append("") }
         if let ceiling {
             let ratio = ceilingRatio.map { String(format: "%.0f%%", $0 * 100) } ?? "n/a"
             lines.append(
@@ -61,6 +65,7 @@ extension BenchmarkReport {
                         ? ", \(console.orderPage.failures + console.search.failures) BAD ANSWERS" : "")
             )
         }
+        if let gameSize { lines += Self.lines(gameSize) }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"
@@ -73,6 +78,44 @@ extension BenchmarkReport {
             )
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The rows at a successful game's size: the seeded database, the login read, the idle daemon and its costliest
+    /// statements.
+    private static func lines(_ size: BenchmarkGameSize) -> [String] {
+        let login = size.login
+        let idle = size.idle
+        var lines = [
+            "",
+            "At a successful game's size: \(size.subscriptions) subscriptions of \(size.players) players; "
+                + "\(size.deliveries) ledger rows, \(size.orders) orders, \(size.jobs) jobs, \(size.history) history rows, "
+                + String(format: "%.1f GB, seeded in %.0f s", Double(size.databaseBytes) / 1e9, size.seedSeconds),
+            "",
+            "| path | measured | goal |",
+            "|---|---|---|",
+            "| `iap.entitlements`, \(login.connections) connections, \(String(format: "%.0f", login.seconds)) s "
+                + "| p50/p95/p99 \(login.text) ms, \(format(login.callsPerSecond)) calls/s"
+                + (login.failures > 0 ? ", \(login.failures) FAILED" : "")
+                + " | p95 ≤ \(String(format: "%.0f", LoginReadLatency.goalMilliseconds)) ms |",
+            "| an idle daemon, \(String(format: "%.0f", idle.seconds)) s "
+                + String(
+                    format: "| %.2f s daemon + %.2f s PostgreSQL CPU a minute (%.2f%% of a core) ",
+                    idle.daemonCPUSecondsPerMinute,
+                    idle.postgresCPUSecondsPerMinute,
+                    idle.shareOfCore * 100
+                )
+                + "| < \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core |",
+        ]
+        if !idle.statements.isEmpty {
+            lines += ["", "| the idle daemon's costliest statements | calls | ms |", "|---|---|---|"]
+            for statement in idle.statements {
+                let text = statement.query.replacingOccurrences(of: "|", with: "\\|")
+                lines.append(
+                    "| `\(text)` | \(statement.calls) | \(String(format: "%.1f", statement.totalMilliseconds)) |"
+                )
+            }
+        }
+        return lines
     }
 
     /// One row of the scenario table.

@@ -28,6 +28,8 @@ package struct BenchmarkReport: Sendable, Codable {
     package var webhookDelivery: WebhookThroughput?
     /// The support console's order page and search with a production-sized history.
     package var console: ConsoleLatency?
+    /// The login read and an idle daemon on a database seeded as a top subscription title's (`--subscriptions`).
+    package var gameSize: BenchmarkGameSize?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())

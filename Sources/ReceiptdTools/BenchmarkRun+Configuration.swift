@@ -29,6 +29,10 @@ extension BenchmarkRun {
         package var runs: Int
         /// Only the console row: no scenario, no ceiling (a quick check of that row).
         package var consoleOnly: Bool
+        /// Subscriptions in the database of a successful game's size (0 skips its rows).
+        package var subscriptions: Int
+        /// Only the rows at a successful game's size: no other scenario, no ceiling.
+        package var sizeOnly: Bool
 
         /// Creates a configuration; the defaults are the scenarios.
         package init(
@@ -44,8 +48,12 @@ extension BenchmarkRun {
             baseline: String? = nil,
             consoleOrders: Int = 1_000_000,
             consoleOnly: Bool = false,
+            subscriptions: Int = 1_000_000,
+            sizeOnly: Bool = false,
             runs: Int = 1
         ) {
+            self.subscriptions = subscriptions
+            self.sizeOnly = sizeOnly
             self.runs = max(1, runs)
             self.consoleOrders = consoleOrders
             self.consoleOnly = consoleOnly

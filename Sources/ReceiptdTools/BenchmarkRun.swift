@@ -125,9 +125,14 @@ package struct BenchmarkRun: Sendable {
         return result
     }
 
-    /// Runs every scenario, then the ceiling and the console row; `command` is recorded in the report. With
-    /// `consoleOnly`, the console row alone.
+    /// Runs every scenario, then the ceiling, the console row and the rows at a successful game's size; `command`
+    /// is recorded in the report. With `consoleOnly`, the console row alone; with `sizeOnly`, the size rows alone.
     package func run(command: String) async throws -> BenchmarkReport {
+        if configuration.sizeOnly {
+            var report = BenchmarkReport(command: command, orders: configuration.orders)
+            report.gameSize = try await gameSize()
+            return report
+        }
         // synchronous_commit on: every outcome is committed as a production server would commit it.
         let postgres = try TemporaryPostgres.start(
             configuration: .init(
@@ -210,6 +215,17 @@ package struct BenchmarkRun: Sendable {
             seconds: configuration.ceilingSeconds
         )
         if configuration.consoleOrders > 0 { report.console = try await consoleLatency(postgres: postgres) }
+        if configuration.subscriptions > 0 { report.gameSize = try await gameSize() }
         return report
+    }
+
+    /// The rows at a successful game's size, on a cluster of their own (this build only).
+    private func gameSize() async throws -> BenchmarkGameSize? {
+        guard configuration.subscriptions > 0 else { return nil }
+        return try await BenchmarkGameSize.measure(
+            executable: executable,
+            subscriptions: configuration.subscriptions,
+            say: say
+        )
     }
 }

@@ -20,13 +20,19 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Orders in the console row's database (0 skips the row).") var consoleOrders = 1_000_000
     @Option(help: "Runs of each scenario, the builds alternating; the table gives medians and the spread.") var runs = 1
     @Flag(help: "Measure the console row only (with --console-orders).") var consoleOnly = false
+    @Option(help: "Subscriptions in the database of a successful game's size (0 skips its rows).") var subscriptions =
+        1_000_000
+    @Flag(help: "Measure the rows at a successful game's size only (with --subscriptions).") var sizeOnly = false
 
     func validate() throws {
         guard orders >= 10, ceilingSeconds >= 1, runs >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
+            subscriptions >= 0, !sizeOnly || subscriptions >= 100, !(consoleOnly && sizeOnly),
             numbers(daemons) != nil, numbers(appleLatencies) != nil
         else {
             throw ValidationError(
-                "need --orders ≥ 10, --ceiling-seconds ≥ 1, --runs ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), and comma-separated whole numbers"
+                "need --orders ≥ 10, --ceiling-seconds ≥ 1, --runs ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), "
+                    + "--subscriptions ≥ 0 (≥ 100 with --size-only), at most one of --console-only and --size-only, "
+                    + "and comma-separated whole numbers"
             )
         }
         if let baseline, !FileManager.default.isExecutableFile(atPath: baseline) {
@@ -46,6 +52,8 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 baseline: baseline,
                 consoleOrders: consoleOrders,
                 consoleOnly: consoleOnly,
+                subscriptions: subscriptions,
+                sizeOnly: sizeOnly,
                 runs: runs
             ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.

@@ -1,5 +1,6 @@
 import Foundation
 import ReceiptdCore
+import ReceiptdTools
 import Testing
 
 /// The game's calls at login and per purchase read the large tables by index (issue #47, item 10): on a database
@@ -38,43 +39,64 @@ import Testing
         ("close_order", ["SELECT iap.create_order('new-5', 'u44', 'p1')", "SELECT iap.close_order('new-5')"]),
     ]
 
-    /// The plan of every statement `statements` run, nested ones included (auto_explain: a SECURITY DEFINER
-    /// function's body is never inlined, so EXPLAIN of the call shows nothing of it), in a transaction rolled back.
-    /// `generic` plans every statement without its parameters' values, as a long-lived connection of the game may
-    /// come to run PL/pgSQL's statements; otherwise the server's defaults apply.
-    private func plans(of statements: [String], in f: Fixture, generic: Bool) throws -> String {
-        let settings = [
-            "LOAD 'auto_explain'", "SET auto_explain.log_min_duration = 0",
-            "SET auto_explain.log_nested_statements = on", "SET auto_explain.log_level = notice",
-            "SET client_min_messages = notice",
-        ]
-        return try f.database.cluster.notices(
-            database: f.database.name,
-            commands: settings + (generic ? ["SET plan_cache_mode = force_generic_plan"] : []) + ["BEGIN"]
-                + statements + ["ROLLBACK"]
-        )
-    }
-
-    /// The tables `plans` read with a sequential scan.
-    private func scanned(_ plans: String) -> Set<String> {
-        Set(plans.matches(of: /Seq Scan on (\w+)/).map { String($0.output.1) })
-    }
-
     @Test func everyCallAtLoginAndPerPurchaseReadsTheLargeTablesByIndex() async throws {
         try await Fixture.with { f in
             try await f.seedLargeLedger()
             for generic in [false, true] {
                 for call in Self.calls {
-                    let plans = try plans(of: call.statements, in: f, generic: generic)
+                    let plans = try f.plans(of: call.statements, generic: generic)
                     // The call's own plan and at least one of its body's: auto_explain saw inside the function.
                     #expect(plans.components(separatedBy: "plan:").count > 2, "\(call.name): \(plans)")
-                    let whole = scanned(plans).intersection(Self.largeTables)
+                    let whole = Fixture.sequentiallyScanned(plans).intersection(Self.largeTables)
                     #expect(whole.isEmpty, "\(call.name) (generic: \(generic)) scans \(whole): \(plans)")
                     if call.name == "entitlements" {
                         #expect(plans.contains("deliveries_owned"), "\(plans)")
                     }
                 }
             }
+        }
+    }
+
+    /// At a subscription title's size (issue #48, item 2; `SubscriptionSeed`, 20,000 subscriptions of 10,000
+    /// players, 86,000 ledger rows, analyzed): the body of `iap.entitlements` reads only the player's rows, its
+    /// subscriptions through `subscriptions_user` and its non-consumables through `deliveries_owned`, with no
+    /// sequential scan at all, under the default planner settings and with a generic plan. player-0 has both.
+    @Test func theLoginReadOfASeededTitleReadsOnlyThePlayersRows() async throws {
+        try await Fixture.with { f in
+            _ = try await SubscriptionSeed.write(subscriptions: 20_000, connectionString: f.database.connectionString)
+            let owned = try await f.connection.execute(
+                """
+                SELECT (SELECT count(*) FROM iap.subscriptions WHERE user_id = 'player-0') AS subscriptions,
+                       (SELECT count(*) FROM iap.deliveries WHERE user_id = 'player-0' AND product_kind = 'non_consumable')
+                           AS non_consumables
+                """
+            ).first
+            #expect(try owned?.int("subscriptions") == 1)
+            #expect(try owned?.int("non_consumables") == 1)
+            for generic in [false, true] {
+                let plans = try f.plans(of: ["SELECT * FROM iap.entitlements('player-0')"], generic: generic)
+                #expect(plans.components(separatedBy: "plan:").count > 2, "\(plans)")
+                #expect(!plans.contains("Seq Scan"), "generic: \(generic): \(plans)")
+                #expect(plans.contains("subscriptions_user") && plans.contains("deliveries_owned"), "\(plans)")
+            }
+        }
+    }
+
+    /// The login read plans its body once per connection and keeps the plan (issue #48): as a SQL function, which
+    /// SECURITY DEFINER keeps from being inlined, it planned the body again on every call, which cost more than
+    /// reading the player's rows. The kept plan shows among the connection's memory contexts after a call.
+    @Test func theLoginReadKeepsItsBodysPlanOnTheConnection() async throws {
+        try await Fixture.with { f in
+            try await f.connection.execute("SELECT * FROM iap.entitlements('u1')")
+            // The body's text is a parameter, so this statement's own kept plan does not match it.
+            let kept = try await f.connection.execute(
+                """
+                SELECT count(*) AS n FROM pg_backend_memory_contexts
+                WHERE name = 'CachedPlanSource' AND strpos(ident, $1) > 0
+                """,
+                ["FROM iap.subscriptions s"]
+            ).first?.int("n")
+            #expect(kept == 1)
         }
     }
 }

@@ -97,12 +97,16 @@ $$;
 
 -- What the player may use now, for the game to check at login and on notification: each subscription they are
 -- entitled to (active or in its grace period, before entitled_until) and each non-consumable they own (delivered,
--- not revoked; family-shared ones too), one row per product and subscription.
+-- not revoked; family-shared ones too), one row per product and subscription. PL/pgSQL, so that a connection plans
+-- the body once and keeps the plan: a SQL function that is not inlined (SECURITY DEFINER never is) plans its body
+-- again on every call, which cost more than reading the player's rows (issue #48).
 CREATE OR REPLACE FUNCTION iap.entitlements(user_id text)
 RETURNS TABLE (store text, product_id text, kind text, subscription_id text, state text,
                entitled_until timestamptz, auto_renew boolean)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
-    SELECT s.store, s.product_id, 'auto_renewable', s.subscription_id, s.state, s.entitled_until, s.auto_renew
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+BEGIN
+    RETURN QUERY
+    SELECT s.store, s.product_id, 'auto_renewable'::text, s.subscription_id, s.state, s.entitled_until, s.auto_renew
     FROM iap.subscriptions s
     WHERE s.user_id = entitlements.user_id AND s.state IN ('active', 'grace_period') AND now() < s.entitled_until
     UNION ALL
@@ -110,8 +114,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
            NULL::boolean
     FROM iap.deliveries d
     WHERE d.user_id = entitlements.user_id AND d.product_kind = 'non_consumable' AND d.revoked_at IS NULL
-    ORDER BY 1, 2, 4
-$$;
+    ORDER BY 1, 2, 4;
+END $$;
 
 -- The game confirms it granted the order's delivered goods: returns how many ledger rows it newly marked
 -- (0 the second time), a provisional grant counting as one, and so a row owed again for reinstated units. It
