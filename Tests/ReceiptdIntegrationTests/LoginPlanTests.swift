@@ -82,19 +82,21 @@ import Testing
         }
     }
 
-    /// The login read plans its body once per connection and keeps the plan (issue #48): as a SQL function, which
-    /// SECURITY DEFINER keeps from being inlined, it planned the body again on every call, which cost more than
-    /// reading the player's rows. The kept plan shows among the connection's memory contexts after a call.
-    @Test func theLoginReadKeepsItsBodysPlanOnTheConnection() async throws {
+    /// The login reads plan their bodies once per connection and keep the plans (issue #48): as SQL functions, which
+    /// SECURITY DEFINER keeps from being inlined, they planned the body again on every call, which cost more than
+    /// reading the player's rows. A kept plan shows among the connection's memory contexts after a call, named by
+    /// its text, which alone qualifies the parameter with the function's name.
+    @Test(arguments: ["entitlements", "owed_deliveries", "owed_revocations"])
+    func theLoginReadKeepsItsBodysPlanOnTheConnection(function: String) async throws {
         try await Fixture.with { f in
-            try await f.connection.execute("SELECT * FROM iap.entitlements('u1')")
+            try await f.connection.execute("SELECT * FROM iap.\(function)('u1')")
             // The body's text is a parameter, so this statement's own kept plan does not match it.
             let kept = try await f.connection.execute(
                 """
                 SELECT count(*) AS n FROM pg_backend_memory_contexts
                 WHERE name = 'CachedPlanSource' AND strpos(ident, $1) > 0
                 """,
-                ["FROM iap.subscriptions s"]
+                ["\(function).user_id"]
             ).first?.int("n")
             #expect(kept == 1)
         }

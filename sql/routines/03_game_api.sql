@@ -66,12 +66,15 @@ END $$;
 -- rows take its place) or refutes it (iap.owed_revocations hands it back). A subscription's period names its
 -- subscription and the period it pays (null on every other row). A granted row whose units the game took back for a
 -- refund of a share that Apple then reversed is owed again for those units only: `reinstated_quantity` (NULL on a
--- row owed whole: grant `quantity`).
+-- row owed whole: grant `quantity`). PL/pgSQL, so that a connection keeps the body's plan, as iap.entitlements does.
 CREATE OR REPLACE FUNCTION iap.owed_deliveries(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, purchase_date timestamptz,
                delivered_at timestamptz, provisional boolean, subscription_id text, period_start timestamptz,
                period_end timestamptz, reinstated_quantity int)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     SELECT o.transaction_id, o.order_id, o.product_id, o.quantity, o.purchase_date, o.delivered_at, o.provisional,
            o.subscription_id, o.period_start, o.period_end, o.reinstated_quantity
     FROM (
@@ -92,8 +95,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
         FROM iap.provisional_grants g
         WHERE g.user_id = owed_deliveries.user_id AND g.state = 'unconfirmed' AND g.granted_at IS NULL
     ) o
-    ORDER BY o.delivered_at, o.transaction_id
-$$;
+    ORDER BY o.delivered_at, o.transaction_id;
+END $$;
 
 -- What the player may use now, for the game to check at login and on notification: each subscription they are
 -- entitled to (active or in its grace period, before entitled_until) and each non-consumable they own (delivered,

@@ -24,11 +24,14 @@ $$;
 -- refund adds to the share already handled. `revoked_quantity` is the whole units revoked and not yet handled:
 -- the row's whole quantity for a revocation of it all, fewer after a partial or prorated refund (0 for a share of
 -- under one unit: a game whose goods divide takes back the percentage); a later refund of the rest asks again
--- for the rest.
+-- for the rest. PL/pgSQL, so that a connection keeps the body's plan, as iap.entitlements does.
 CREATE OR REPLACE FUNCTION iap.owed_revocations(user_id text)
 RETURNS TABLE (transaction_id text, order_id text, product_id text, quantity int, revoked_at timestamptz,
                revocation_reason text, granted boolean, revocation_percentage int, revoked_quantity int)
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
+#variable_conflict use_column
+BEGIN
+    RETURN QUERY
     SELECT r.* FROM (
         SELECT d.transaction_id, d.order_id, d.product_id, d.quantity, d.revoked_at, d.revocation_reason,
                d.granted_at IS NOT NULL AS granted,
@@ -57,8 +60,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp 
         WHERE g.user_id = owed_revocations.user_id AND (g.state IN ('refuted', 'cancelled') OR g.replaced)
           AND g.revocation_handled_at IS NULL
     ) r
-    ORDER BY r.revoked_at NULLS LAST, r.transaction_id
-$$;
+    ORDER BY r.revoked_at NULLS LAST, r.transaction_id;
+END $$;
 
 -- The game confirms it handled these revocations (all units owed so far): returns how many rows it newly marked
 -- (0 the second time). Ids that are not revoked, or unknown, mark nothing.
