@@ -21,9 +21,29 @@ package struct BenchmarkGameSize: Sendable, Codable {
     /// One idle daemon for a minute.
     package var idle: IdleDaemonCost
 
-    /// Seeds `subscriptions` subscriptions and measures both rows, with `executable run` as the idle daemon.
+    /// How far one figure is from its goal: the goal over the figure where less is better, the figure over the goal
+    /// where more is, so that 1 or more meets the goal in either case.
+    package struct GoalShare: Sendable, Equatable {
+        /// The path, as the table names it.
+        package var path: String
+        /// 1 or more: the goal is met.
+        package var share: Double
+    }
+
+    /// Every row's figure against its goal, for the plot.
+    package var goalShares: [GoalShare] {
+        [
+            GoalShare(path: "login read p95", share: LoginReadLatency.goalMilliseconds / max(login.p95, 0.001)),
+            GoalShare(path: "idle daemon CPU", share: IdleDaemonCost.goalShareOfCore / max(idle.shareOfCore, 1e-6)),
+        ]
+    }
+
+    /// Seeds `subscriptions` subscriptions and measures both rows, with `executable run` as the idle daemon. With
+    /// `migrator`, that executable's own `migrate` makes the schema the seed writes into (a baseline build runs on
+    /// the schema it shipped with).
     package static func measure(
         executable: String,
+        migrator: String? = nil,
         subscriptions: Int,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
@@ -33,7 +53,7 @@ package struct BenchmarkGameSize: Sendable, Codable {
             )
         )
         defer { postgres.stop() }
-        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_size")
+        let database = try await BenchmarkDatabase.create(on: postgres, named: "bench_size", migrator: migrator)
         let url = postgres.connectionString(database: database)
         say("at a successful game's size: seeding \(subscriptions) subscriptions")
         let seedSeconds = try await SubscriptionSeed.write(

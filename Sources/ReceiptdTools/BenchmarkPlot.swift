@@ -1,13 +1,19 @@
 import Foundation
 
-/// A PNG bar chart of throughput per scenario, drawn by gnuplot when it is installed.
+/// PNG bar charts, drawn by gnuplot when it is installed: throughput per scenario, and the rows at a successful
+/// game's size against their goals.
 enum BenchmarkPlot {
+    /// Where gnuplot is, if it is installed.
+    private static var gnuplot: String? {
+        ["/usr/bin/gnuplot", "/usr/local/bin/gnuplot"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// Why no plot is written when gnuplot is missing.
+    private static let missing = "gnuplot is not installed (apt-get install gnuplot-nox); no plot written"
+
     /// Writes the plot to `path`; returns why not when gnuplot is missing or fails.
     static func write(_ report: BenchmarkReport, to path: String) async throws -> String? {
-        let candidates = ["/usr/bin/gnuplot", "/usr/local/bin/gnuplot"]
-        guard let gnuplot = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
-            return "gnuplot is not installed (apt-get install gnuplot-nox); no plot written"
-        }
+        guard let gnuplot else { return missing }
         let latencies = Array(Set(report.scenarios.map(\.appleLatencyMilliseconds))).sorted()
         let daemonCounts = Array(Set(report.scenarios.map(\.daemons))).sorted()
         var data = "daemons " + latencies.map { "\"Apple \($0) ms\"" }.joined(separator: " ") + "\n"
@@ -44,6 +50,48 @@ enum BenchmarkPlot {
             set key top left
             \(ceiling)plot for [i=2:\(latencies.count + 1)] '\(dataPath)' using i:xtic(1) title columnheader(i)
             """
+        return try await run(gnuplot, script: script, in: folder)
+    }
+
+    /// Writes the plot of the rows at a successful game's size to `path`: each figure as a share of its goal (1 or
+    /// more meets it), this build's bars beside the build before's; returns why not when there is nothing to draw
+    /// or gnuplot is missing or fails.
+    static func writeSize(_ report: BenchmarkReport, to path: String) async throws -> String? {
+        guard let size = report.gameSize else { return "no rows at a successful game's size; no plot written" }
+        guard let gnuplot else { return missing }
+        let before = report.gameSizeBaseline?.goalShares
+        var data = "path" + (before == nil ? "" : " \"the build before\"") + " \"this build\"\n"
+        for share in size.goalShares {
+            let baseline = before.map { shares in
+                String(format: " %.3f", shares.first { $0.path == share.path }?.share ?? 0)
+            }
+            data += "\"\(share.path)\"" + (baseline ?? "") + String(format: " %.3f", share.share) + "\n"
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-plot-\(getpid())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let dataPath = folder.appendingPathComponent("size.txt").path
+        try data.write(toFile: dataPath, atomically: true, encoding: .utf8)
+        // Shares span orders of magnitude (a login read of seconds against 3 ms), so the axis is logarithmic.
+        let script = """
+            set terminal png size 900,520 noenhanced
+            set output '\(path.replacingOccurrences(of: "'", with: ""))'
+            set title 'receiptd at \(size.subscriptions) subscriptions: each figure against its goal'
+            set style data histograms
+            set style histogram clustered gap 1
+            set style fill solid 0.8 border -1
+            set logscale y
+            set ylabel 'share of the goal (1 or more meets it)'
+            set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2
+            set label 'goal' at graph 0.02, first 1 offset 0,0.7
+            set key top left
+            plot for [i=2:\(before == nil ? 2 : 3)] '\(dataPath)' using i:xtic(1) title columnheader(i)
+            """
+        return try await run(gnuplot, script: script, in: folder)
+    }
+
+    /// Runs gnuplot on `script`, kept in `folder`; returns why it failed, if it did.
+    private static func run(_ gnuplot: String, script: String, in folder: URL) async throws -> String? {
         let scriptPath = folder.appendingPathComponent("plot.gp").path
         try script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
         let process = Process()

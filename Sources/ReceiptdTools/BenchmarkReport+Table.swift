@@ -65,7 +65,9 @@ extension BenchmarkReport {
                         ? ", \(console.orderPage.failures + console.search.failures) BAD ANSWERS" : "")
             )
         }
-        if let gameSize { lines += Self.lines(gameSize) }
+        if let gameSize {
+            lines += Self.lines(gameSize, baseline: gameSizeBaseline, baselineFailure: gameSizeBaselineFailure)
+        }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"
@@ -81,34 +83,40 @@ extension BenchmarkReport {
     }
 
     /// The rows at a successful game's size: the seeded database, the login read, the idle daemon and its costliest
-    /// statements.
-    private static func lines(_ size: BenchmarkGameSize) -> [String] {
-        let login = size.login
-        let idle = size.idle
+    /// statements; with a baseline, its figures in a column of their own beside this build's.
+    private static func lines(
+        _ size: BenchmarkGameSize,
+        baseline: BenchmarkGameSize?,
+        baselineFailure: String?
+    ) -> [String] {
         var lines = [
             "",
             "At a successful game's size: \(size.subscriptions) subscriptions of \(size.players) players; "
                 + "\(size.deliveries) ledger rows, \(size.orders) orders, \(size.jobs) jobs, \(size.history) history rows, "
                 + String(format: "%.1f GB, seeded in %.0f s", Double(size.databaseBytes) / 1e9, size.seedSeconds),
             "",
-            "| path | measured | goal |",
-            "|---|---|---|",
-            "| `iap.entitlements`, \(login.connections) connections, \(String(format: "%.0f", login.seconds)) s "
-                + "| p50/p95/p99 \(login.text) ms, \(format(login.callsPerSecond)) calls/s"
-                + (login.failures > 0 ? ", \(login.failures) FAILED" : "")
-                + " | p95 ≤ \(String(format: "%.0f", LoginReadLatency.goalMilliseconds)) ms |",
-            "| an idle daemon, \(String(format: "%.0f", idle.seconds)) s "
-                + String(
-                    format: "| %.2f s daemon + %.2f s PostgreSQL CPU a minute (%.2f%% of a core) ",
-                    idle.daemonCPUSecondsPerMinute,
-                    idle.postgresCPUSecondsPerMinute,
-                    idle.shareOfCore * 100
-                )
-                + "| < \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core |",
         ]
-        if !idle.statements.isEmpty {
+        let before = baseline.map(sizeRows)
+        let beforeColumn = before != nil || baselineFailure != nil
+        lines +=
+            beforeColumn
+            ? ["| path | this build | the build before | goal |", "|---|---|---|---|"]
+            : ["| path | measured | goal |", "|---|---|---|"]
+        for row in sizeRows(size) {
+            var cells = [row.path, row.measured]
+            if beforeColumn {
+                cells.append(before?.first { $0.path == row.path }?.measured ?? (baselineFailure == nil ? "–" : "n/a"))
+            }
+            cells.append(row.goal)
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        if let baselineFailure {
+            lines.append("")
+            lines.append("The build before could not run at this size: \(baselineFailure)")
+        }
+        if !size.idle.statements.isEmpty {
             lines += ["", "| the idle daemon's costliest statements | calls | ms |", "|---|---|---|"]
-            for statement in idle.statements {
+            for statement in size.idle.statements {
                 let text = statement.query.replacingOccurrences(of: "|", with: "\\|")
                 lines.append(
                     "| `\(text)` | \(statement.calls) | \(String(format: "%.1f", statement.totalMilliseconds)) |"
@@ -116,6 +124,30 @@ extension BenchmarkReport {
             }
         }
         return lines
+    }
+
+    /// One build's figures at a successful game's size: each path, what it measured and its goal.
+    private static func sizeRows(_ size: BenchmarkGameSize) -> [(path: String, measured: String, goal: String)] {
+        let login = size.login
+        let idle = size.idle
+        return [
+            (
+                "`iap.entitlements`, \(login.connections) connections, \(String(format: "%.0f", login.seconds)) s",
+                "p50/p95/p99 \(login.text) ms, \(format(login.callsPerSecond)) calls/s"
+                    + (login.failures > 0 ? ", \(login.failures) FAILED" : ""),
+                "p95 ≤ \(String(format: "%.0f", LoginReadLatency.goalMilliseconds)) ms"
+            ),
+            (
+                "an idle daemon, \(String(format: "%.0f", idle.seconds)) s",
+                String(
+                    format: "%.2f s daemon + %.2f s PostgreSQL CPU a minute (%.2f%% of a core)",
+                    idle.daemonCPUSecondsPerMinute,
+                    idle.postgresCPUSecondsPerMinute,
+                    idle.shareOfCore * 100
+                ),
+                "< \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core"
+            ),
+        ]
     }
 
     /// One row of the scenario table.

@@ -30,6 +30,10 @@ package struct BenchmarkReport: Sendable, Codable {
     package var console: ConsoleLatency?
     /// The login read and an idle daemon on a database seeded as a top subscription title's (`--subscriptions`).
     package var gameSize: BenchmarkGameSize?
+    /// The same rows for the `--baseline` build, on a database its own `migrate` made and the same seed wrote.
+    package var gameSizeBaseline: BenchmarkGameSize?
+    /// Why the baseline build's rows at that size are missing, when it could not run them.
+    package var gameSizeBaselineFailure: String?
 
     init(command: String, orders: Int) {
         date = ISO8601DateFormatter().string(from: Date())

@@ -130,7 +130,7 @@ package struct BenchmarkRun: Sendable {
     package func run(command: String) async throws -> BenchmarkReport {
         if configuration.sizeOnly {
             var report = BenchmarkReport(command: command, orders: configuration.orders)
-            report.gameSize = try await gameSize()
+            try await gameSize(into: &report)
             return report
         }
         // synchronous_commit on: every outcome is committed as a production server would commit it.
@@ -215,14 +215,29 @@ package struct BenchmarkRun: Sendable {
             seconds: configuration.ceilingSeconds
         )
         if configuration.consoleOrders > 0 { report.console = try await consoleLatency(postgres: postgres) }
-        if configuration.subscriptions > 0 { report.gameSize = try await gameSize() }
+        try await gameSize(into: &report)
         return report
     }
 
-    /// The rows at a successful game's size, on a cluster of their own (this build only).
-    private func gameSize() async throws -> BenchmarkGameSize? {
-        guard configuration.subscriptions > 0 else { return nil }
-        return try await BenchmarkGameSize.measure(
+    /// The rows at a successful game's size, each build on a cluster of its own, the baseline's first. A baseline
+    /// the seed cannot write into (an older schema) or that fails on the way is noted, and this build still runs.
+    private func gameSize(into report: inout BenchmarkReport) async throws {
+        guard configuration.subscriptions > 0 else { return }
+        if let baseline = configuration.baseline {
+            say("at a successful game's size: the baseline build")
+            do {
+                report.gameSizeBaseline = try await BenchmarkGameSize.measure(
+                    executable: baseline,
+                    migrator: baseline,
+                    subscriptions: configuration.subscriptions,
+                    say: say
+                )
+            } catch {
+                report.gameSizeBaselineFailure = "\(error)"
+                say("at a successful game's size: the baseline build could not run: \(error)")
+            }
+        }
+        report.gameSize = try await BenchmarkGameSize.measure(
             executable: executable,
             subscriptions: configuration.subscriptions,
             say: say

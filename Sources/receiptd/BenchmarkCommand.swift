@@ -65,7 +65,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
         )
         print(report.table)
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
-        if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
+        if let plot {
+            for note in try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
+        }
         let badConsoleAnswers = report.console.map { $0.orderPage.failures + $0.search.failures > 0 } ?? false
         if report.scenarios.contains(where: { !$0.correct }) || report.webhookDelivery?.correct == false
             || badConsoleAnswers
