@@ -85,7 +85,8 @@ extension PostgresJobQueue: SubscriptionReadQueue {
     }
 
     /// One transaction: the earlier periods' orders, each item's news, each missing period's order, then the row's
-    /// next read from its state.
+    /// next read from its state, unless news asked for a read while this one was under way (the row came due after
+    /// the claim's time): that read still stands, for the store may have answered before the news.
     package func recordSubscriptionRead(
         _ owed: OwedSubscriptionRead,
         items: [SubscriptionReadItem],
@@ -112,11 +113,16 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                 _ = try session.execute(
                     """
                     UPDATE iap.subscriptions
-                    SET read_due_at = iap.subscription_read_due(state, entitled_until), read_leased_until = NULL,
-                        read_attempts = 0, read_error = NULL, read_at = now(), read_failing_since = NULL
+                    SET read_due_at = CASE
+                            WHEN read_due_at <= now()
+                                 AND read_due_at > to_timestamp(0) + $2::bigint * interval '1 microsecond'
+                                THEN read_due_at
+                            ELSE iap.subscription_read_due(state, entitled_until) END,
+                        read_leased_until = NULL, read_attempts = 0, read_error = NULL, read_at = now(),
+                        read_failing_since = NULL
                     WHERE subscription_id = $1
                     """,
-                    [owed.subscriptionID]
+                    [owed.subscriptionID, owed.dueAtMicroseconds]
                 )
                 _ = try session.execute("COMMIT")
                 return enqueued
