@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 @testable import ReceiptdCore
@@ -141,5 +142,26 @@ import Testing
         #expect(others == Array(repeating: true, count: 21) + [false])
         for admission in proxied.prefix(2) { gate.release(admission.peer) }
         #expect(gate.admit(peer: "192.0.2.99").admitted)
+    }
+
+    @Test func everyConnectionOrRequestTurnedAwayIsHeardWithItsReason() throws {
+        let heard = Mutex<[HTTPEndpoint.ConnectionGate.Refusal]>([])
+        let gate = HTTPEndpoint.ConnectionGate(
+            limit: 12,
+            perPeer: 2,
+            trustedProxies: try Self.proxies("127.0.0.2"),
+            refused: { refusal in heard.withLock { $0.append(refusal) } }
+        )
+        // A third connection from one address is over its share.
+        let direct = (0..<3).map { _ in gate.admit(peer: "192.0.2.1").admitted }
+        #expect(direct == [true, true, false])
+        // A third request in flight for one client behind the trusted proxy is over the client's share.
+        #expect(gate.admit(peer: "127.0.0.2").admitted)
+        let apple = try Self.ip("17.0.0.1")
+        #expect((0..<3).map { _ in gate.startRequest(for: apple) } == [true, true, false])
+        // 4 open; 8 more reach the limit of 12, the next is over it.
+        let others = (0..<9).map { gate.admit(peer: "198.51.100.\($0)").admitted }
+        #expect(others == Array(repeating: true, count: 8) + [false])
+        #expect(heard.withLock { $0 } == [.peer, .client, .connections])
     }
 }

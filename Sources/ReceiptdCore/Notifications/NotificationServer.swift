@@ -35,7 +35,8 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
         self.routes = Dictionary(routes.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         self.logger = logger
         self.metrics = metrics
-        self.refusals = RefusalLog(interval: refusalLogInterval)
+        let refusals = RefusalLog(interval: refusalLogInterval)
+        self.refusals = refusals
         // Verifying orders matters more: the daemon keeps running, and the catch-up reads what Apple sent meanwhile
         // from its notification history.
         endpoint = HTTPEndpoint(
@@ -45,7 +46,17 @@ package final class NotificationServer: Service, Sendable, CustomStringConvertib
                 unavailable: "cannot serve the notification endpoint (RECEIPTD_NOTIFICATIONS_ADDR); running without it",
                 listening: "notification endpoint listening"
             ),
-            trustedProxies: trustedProxies
+            trustedProxies: trustedProxies,
+            refused: { refusal in
+                // Before any byte is read, so no store is known: counted and logged apart from the stores' refusals.
+                metrics.notificationConnectionRefused(reason: refusal.rawValue)
+                if let count = refusals.note("connection \(refusal.rawValue)") {
+                    logger.warning(
+                        "refused a connection to the notification endpoint: over its limit",
+                        metadata: ["reason": "\(refusal.rawValue)", "refused_since_last_line": "\(count)"]
+                    )
+                }
+            }
         )
     }
 

@@ -17,17 +17,35 @@ extension HTTPEndpoint {
             case proxy(IPAddress)
         }
 
+        /// Why a connection or a forwarded request was turned away: the `reason` of
+        /// `receiptd_notification_connections_refused_total`.
+        enum Refusal: String, Sendable {
+            /// The endpoint had its limit of connections open.
+            case connections
+            /// The peer address had its share of connections open.
+            case peer
+            /// A trusted proxy forwarded a request for a client that had its share in flight (answered 429).
+            case client
+        }
+
         private let limit: Int
         private let peerLimit: Int
         let trustedProxies: TrustedProxies
+        private let refused: @Sendable (Refusal) -> Void
         private let open = Mutex(Open())
 
         /// At most `limit` connections; at most `perPeer` of them, or of requests in flight that `trustedProxies`
-        /// forward, for one IP address.
-        init(limit: Int, perPeer: Int, trustedProxies: TrustedProxies = TrustedProxies()) {
+        /// forward, for one IP address. `refused` hears of each turned away, outside the gate's lock.
+        init(
+            limit: Int,
+            perPeer: Int,
+            trustedProxies: TrustedProxies = TrustedProxies(),
+            refused: @escaping @Sendable (Refusal) -> Void = { _ in }
+        ) {
             self.limit = limit
             self.peerLimit = perPeer
             self.trustedProxies = trustedProxies
+            self.refused = refused
         }
 
         /// Counts `channel` until it closes; `admitted` is false when it is over the limit or its peer is over its
@@ -49,13 +67,18 @@ extension HTTPEndpoint {
                 } else {
                     .address(address?.description ?? text ?? "")
                 }
-            let admitted = open.withLock { open in
+            let refusal: Refusal? = open.withLock { open in
                 open.total += 1
-                guard case .address(let key) = peer else { return open.total <= limit }
+                guard open.total <= limit else {
+                    if case .address(let key) = peer { open.byPeer[key, default: 0] += 1 }
+                    return .connections
+                }
+                guard case .address(let key) = peer else { return nil }
                 open.byPeer[key, default: 0] += 1
-                return open.total <= limit && open.byPeer[key, default: 0] <= peerLimit
+                return open.byPeer[key, default: 0] <= peerLimit ? nil : .peer
             }
-            return (peer, admitted)
+            if let refusal { refused(refusal) }
+            return (peer, refusal == nil)
         }
 
         /// Releases a connection `admit` counted.
@@ -69,10 +92,12 @@ extension HTTPEndpoint {
         /// Counts a request a trusted proxy forwards for `client` while it is in flight; false when the client is
         /// over its share. Each call needs one `finishRequest`, refused or not.
         func startRequest(for client: IPAddress) -> Bool {
-            open.withLock { open in
+            let within = open.withLock { open in
                 open.byPeer[client.description, default: 0] += 1
                 return open.byPeer[client.description, default: 0] <= peerLimit
             }
+            if !within { refused(.client) }
+            return within
         }
 
         /// A request `startRequest` counted has been answered, or its connection closed.

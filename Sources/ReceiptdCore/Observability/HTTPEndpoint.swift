@@ -18,20 +18,24 @@ final class HTTPEndpoint: Sendable {
     private let backlog: Int
     private let messages: Messages
     private let trustedProxies: TrustedProxies
+    private let refused: @Sendable (ConnectionGate.Refusal) -> Void
     private let listening = ReadinessSignal()
     private let boundPort = Mutex<Int?>(nil)
 
-    /// Creates an endpoint; a request from one of `trustedProxies` counts against the client it forwards for.
+    /// Creates an endpoint; a request from one of `trustedProxies` counts against the client it forwards for, and
+    /// `refused` hears of each connection or forwarded request the limits turn away.
     init(
         configuration: MetricsServer.Configuration,
         backlog: Int,
         messages: Messages,
-        trustedProxies: TrustedProxies = TrustedProxies()
+        trustedProxies: TrustedProxies = TrustedProxies(),
+        refused: @escaping @Sendable (ConnectionGate.Refusal) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.backlog = backlog
         self.messages = messages
         self.trustedProxies = trustedProxies
+        self.refused = refused
     }
 
     /// The bound port once `run` is listening (useful with port 0); nil if binding failed.
@@ -50,7 +54,8 @@ final class HTTPEndpoint: Sendable {
         let gate = ConnectionGate(
             limit: configuration.maxConnections,
             perPeer: configuration.maxConnectionsPerPeer,
-            trustedProxies: trustedProxies
+            trustedProxies: trustedProxies,
+            refused: refused
         )
         let timeout = TimeAmount(configuration.requestTimeout)
         // Hummingbird's own lines (it listens, each request's id) would repeat ours; its warnings and errors stay.

@@ -32,6 +32,7 @@ package struct ReceiptdMetrics: Sendable {
         /// Counter by `store` and `reason` (`body`, `too_large`, `malformed`, `chain`, `signature`, `bundle`,
         /// `environment`, `app_apple_id`, `database`): notification requests the intake refused.
         package static let notificationsRefused = "receiptd_notifications_refused_total"
+        package static let notificationConnectionsRefused = "receiptd_notification_connections_refused_total"
         /// Counter by `store`, `type` and `result`: store notifications processed.
         package static let storeNotifications = "receiptd_store_notifications_total"
     }
@@ -135,6 +136,13 @@ package struct ReceiptdMetrics: Sendable {
             dimensions: [("action", action.rawValue), ("result", succeeded ? "ok" : "failed")],
             factory: factory
         ).increment()
+    }
+
+    /// The notification intake turned a connection or a forwarded request away at its limits, for `reason`
+    /// (`connections`, `peer` or `client`).
+    package func notificationConnectionRefused(reason: String) {
+        Counter(label: Name.notificationConnectionsRefused, dimensions: [("reason", reason)], factory: factory)
+            .increment()
     }
 
     /// The notification intake refused a request from `store` for `reason`.
