@@ -5,8 +5,8 @@ import ReceiptdCore
 import ReceiptdTestKit
 
 /// The rows at a successful game's size (issue #48): a database seeded by `SubscriptionSeed`, then the game's login
-/// read and an idle daemon on it. They run on a cluster of their own, which preloads `pg_stat_statements`, so the
-/// other scenarios run on the server they always ran on.
+/// read, an idle daemon and the renewal storms on it. They run on a cluster of their own, which preloads
+/// `pg_stat_statements`, so the other scenarios run on the server they always ran on.
 package struct BenchmarkGameSize: Sendable, Codable {
     /// Subscriptions seeded, and their players.
     package var subscriptions, players: Int
@@ -20,6 +20,8 @@ package struct BenchmarkGameSize: Sendable, Codable {
     package var login: LoginReadLatency
     /// One idle daemon for a minute.
     package var idle: IdleDaemonCost
+    /// The renewal storms, one per store (none with `--renewals 0`).
+    package var storms: [RenewalStormFigures] = []
 
     /// How far one figure is from its goal: the goal over the figure where less is better, the figure over the goal
     /// where more is, so that 1 or more meets the goal in either case.
@@ -36,15 +38,22 @@ package struct BenchmarkGameSize: Sendable, Codable {
             GoalShare(path: "login read p95", share: LoginReadLatency.goalMilliseconds / max(login.p95, 0.001)),
             GoalShare(path: "idle daemon CPU", share: IdleDaemonCost.goalShareOfCore / max(idle.shareOfCore, 1e-6)),
         ]
+            + storms.map {
+                GoalShare(path: "\($0.store.rawValue) renewals/s", share: $0.renewalsPerSecond / $0.goalPerSecond)
+            }
     }
 
-    /// Seeds `subscriptions` subscriptions and measures both rows, with `executable run` as the idle daemon. With
-    /// `migrator`, that executable's own `migrate` makes the schema the seed writes into (a baseline build runs on
-    /// the schema it shipped with).
+    /// The stores whose renewal storms run, in order.
+    static var stormSources: [any RenewalStormSource] { [AppStoreRenewalStorm()] }
+
+    /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the daemon; each store's
+    /// storm posts up to `renewals` renewals (0: no storm). With `migrator`, that executable's own `migrate` makes the
+    /// schema the seed writes into (a baseline build runs on the schema it shipped with).
     package static func measure(
         executable: String,
         migrator: String? = nil,
         subscriptions: Int,
+        renewals: Int,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -77,14 +86,12 @@ package struct BenchmarkGameSize: Sendable, Codable {
             "login read: \(BenchmarkReport.format(login.callsPerSecond)) calls/s, p50/p95/p99 \(login.text) ms"
         )
         say("an idle daemon, 60 s")
-        let idle = try await idleDaemon(executable: executable, postgres: postgres, database: database)
-        say(
-            String(
-                format: "idle daemon: %.2f s daemon + %.2f s PostgreSQL CPU per minute (%.2f%% of a core)",
-                idle.daemonCPUSecondsPerMinute,
-                idle.postgresCPUSecondsPerMinute,
-                idle.shareOfCore * 100
-            )
+        let (idle, storms) = try await daemonRows(
+            executable: executable,
+            postgres: postgres,
+            database: database,
+            renewals: renewals,
+            say: say
         )
         return BenchmarkGameSize(
             subscriptions: subscriptions,
@@ -96,7 +103,8 @@ package struct BenchmarkGameSize: Sendable, Codable {
             seedSeconds: seedSeconds,
             databaseBytes: counts.bytes,
             login: login,
-            idle: idle
+            idle: idle,
+            storms: storms
         )
     }
 
@@ -128,12 +136,15 @@ package struct BenchmarkGameSize: Sendable, Codable {
         }
     }
 
-    /// The idle daemon, with both stores' stand-ins in this process and the settings that turn on every sweep.
-    private static func idleDaemon(
+    /// The idle daemon, then each store's renewal storm, with both stores' stand-ins in this process and the settings
+    /// that turn on every sweep.
+    private static func daemonRows(
         executable: String,
         postgres: TemporaryPostgres,
-        database: String
-    ) async throws -> IdleDaemonCost {
+        database: String,
+        renewals: Int,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> (IdleDaemonCost, [RenewalStormFigures]) {
         let quiet = { (label: String) in Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
         let standIn = AppStoreStandIn(configuration: .init(), logger: quiet("fake-appstore"))
         _ = try await standIn.start()
@@ -144,17 +155,45 @@ package struct BenchmarkGameSize: Sendable, Codable {
             defer { storeKit.remove() }
             let google = try GooglePlayFiles(standIn: googlePlay)
             defer { google.remove() }
+            let storeEnvironment = storeKit.environment.merging(google.environment) { $1 }
+            let url = postgres.connectionString(database: database)
+            let postmaster = postgres.postmasterPID ?? 0
             let cost = try await IdleDaemonCost.measure(
                 executable: executable,
-                connectionString: postgres.connectionString(database: database),
+                connectionString: url,
                 database: database,
-                postmaster: postgres.postmasterPID ?? 0,
+                postmaster: postmaster,
                 standIn: standIn,
-                storeEnvironment: storeKit.environment.merging(google.environment) { $1 }
+                storeEnvironment: storeEnvironment
             )
+            say(
+                String(
+                    format: "idle daemon: %.2f s daemon + %.2f s PostgreSQL CPU per minute (%.2f%% of a core)",
+                    cost.daemonCPUSecondsPerMinute,
+                    cost.postgresCPUSecondsPerMinute,
+                    cost.shareOfCore * 100
+                )
+            )
+            var storms: [RenewalStormFigures] = []
+            if renewals > 0 {
+                let context = RenewalStorm.Context(connectionString: url, appStore: standIn, googlePlay: googlePlay)
+                for source in stormSources {
+                    let figures = try await RenewalStorm.measure(
+                        source,
+                        renewals: renewals,
+                        executable: executable,
+                        context: context,
+                        database: database,
+                        postmaster: postmaster,
+                        storeEnvironment: storeEnvironment,
+                        say: say
+                    )
+                    if let figures { storms.append(figures) }
+                }
+            }
             try await googlePlay.shutdown()
             try await standIn.shutdown()
-            return cost
+            return (cost, storms)
         } catch {
             try? await googlePlay.shutdown()
             try? await standIn.shutdown()

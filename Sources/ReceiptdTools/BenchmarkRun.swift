@@ -230,6 +230,7 @@ package struct BenchmarkRun: Sendable {
                     executable: baseline,
                     migrator: baseline,
                     subscriptions: configuration.subscriptions,
+                    renewals: configuration.renewals,
                     say: say
                 )
             } catch {
@@ -240,6 +241,7 @@ package struct BenchmarkRun: Sendable {
         report.gameSize = try await BenchmarkGameSize.measure(
             executable: executable,
             subscriptions: configuration.subscriptions,
+            renewals: configuration.renewals,
             say: say
         )
     }
