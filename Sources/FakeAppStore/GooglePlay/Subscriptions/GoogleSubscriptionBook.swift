@@ -12,6 +12,14 @@ final class GoogleSubscriptionBook: Sendable {
         return token
     }
 
+    /// Serves each of `renewed` by its token, as renewed once more (replacing what the token had).
+    func register(_ renewed: [GoogleRenewedSubscription]) {
+        subscriptions.withLock { subscriptions in
+            subscriptions.reserveCapacity(subscriptions.count + renewed.count)
+            for subscription in renewed { subscriptions[subscription.token] = StandInGoogleSubscription(subscription) }
+        }
+    }
+
     /// Applies `change` to the subscription of `token`; false for an unknown token.
     func change(_ change: GoogleSubscriptionChange, of token: String, now: Int64) -> StandInGoogleSubscription? {
         subscriptions.withLock { subscriptions in

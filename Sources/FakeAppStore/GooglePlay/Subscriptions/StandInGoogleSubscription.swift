@@ -30,6 +30,22 @@ struct StandInGoogleSubscription: Sendable {
         autoRenew = !sale.prepaid
     }
 
+    /// A subscription sold elsewhere, renewed once more as `renewed` says (monthly, acknowledged).
+    init(_ renewed: GoogleRenewedSubscription) {
+        sale = GoogleSubscriptionSale(
+            productID: renewed.productID,
+            periodSeconds: 30 * 86_400,
+            orderID: renewed.firstOrderID
+        )
+        baseOrderID = renewed.firstOrderID
+        startMilliseconds = renewed.startMilliseconds
+        expiryMilliseconds = renewed.expiryMilliseconds
+        renewals = max(renewed.periodsBefore, 1)
+        state = "SUBSCRIPTION_STATE_ACTIVE"
+        autoRenew = true
+        acknowledged = true
+    }
+
     /// A made-up order id in Google's form, `GPA.dddd-dddd-dddd-ddddd`.
     static func orderID() -> String {
         func digits(_ count: Int) -> String { (0..<count).map { _ in String(Int.random(in: 0...9)) }.joined() }
