@@ -51,6 +51,8 @@ extension AppStoreStandIn {
         package var serverAPIRateLimit: Int?
         /// Transactions per Get Transaction History page (Apple sends up to 20); small, so tests see pages.
         package var serverAPIHistoryPageSize: Int
+        /// Milliseconds every Server API answer waits before it is sent, beyond a script step's own delay.
+        package var serverAPILatency: Int
 
         /// Creates a configuration; the defaults describe a well-behaved,
         /// instant, secret-less stand-in on an ephemeral loopback port that accepts any bearer token.
@@ -70,7 +72,8 @@ extension AppStoreStandIn {
             serverAPIIssuerID: String = Configuration.defaultServerAPIIssuerID,
             serverAPIBundleID: String = SyntheticReceipt.defaultBundleID,
             serverAPIRateLimit: Int? = nil,
-            serverAPIHistoryPageSize: Int = 2
+            serverAPIHistoryPageSize: Int = 2,
+            serverAPILatency: Int = 0
         ) {
             self.host = host
             self.port = port
@@ -88,6 +91,7 @@ extension AppStoreStandIn {
             self.serverAPIBundleID = serverAPIBundleID
             self.serverAPIRateLimit = serverAPIRateLimit
             self.serverAPIHistoryPageSize = serverAPIHistoryPageSize
+            self.serverAPILatency = serverAPILatency
         }
     }
 }

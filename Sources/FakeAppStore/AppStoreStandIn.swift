@@ -75,7 +75,8 @@ package final class AppStoreStandIn: Sendable {
             chain: testChain,
             historyPageSize: configuration.serverAPIHistoryPageSize,
             notifications: notificationLedger,
-            subscriptions: subscriptionBook
+            subscriptions: subscriptionBook,
+            latency: configuration.serverAPILatency
         )
         let logger = self.logger
         let port = try await listener.start {

@@ -13,6 +13,8 @@ struct ServerAPIPlanner: Sendable {
     let notifications: ServerAPINotificationLedger
     /// The auto-renewable subscriptions Get All Subscription Statuses answers from.
     let subscriptions: SubscriptionBook
+    /// Milliseconds every answer waits, beyond a script step's own delay.
+    var latency = 0
 
     /// Logs a Get Transaction Info or Get Transaction History call and plans its answer.
     func plan(
@@ -50,6 +52,7 @@ struct ServerAPIPlanner: Sendable {
             answer.delayMilliseconds = max(0, step?.delayMilliseconds ?? 0)
             answer.reply = step.flatMap(scriptedReply) ?? statuses(transactionID, environment: environment)
         }
+        answer.delayMilliseconds += max(0, latency)
         return answer
     }
 

@@ -22,6 +22,8 @@ package struct BenchmarkGameSize: Sendable, Codable {
     package var idle: IdleDaemonCost
     /// The renewal storms, one per store (none with `--renewals 0`).
     package var storms: [RenewalStormFigures] = []
+    /// The lost renewals' runs (none with `--lost-renewals 0`).
+    package var lostRenewals: [LostRenewals] = []
 
     /// How far one figure is from its goal: the goal over the figure where less is better, the figure over the goal
     /// where more is, so that 1 or more meets the goal in either case.
@@ -41,19 +43,28 @@ package struct BenchmarkGameSize: Sendable, Codable {
             + storms.map {
                 GoalShare(path: "\($0.store.rawValue) renewals/s", share: $0.renewalsPerSecond / $0.goalPerSecond)
             }
+            + lostRenewals.map {
+                GoalShare(
+                    path:
+                        "\($0.store.rawValue) lost, \($0.atLimits ? "limits" : "lifted"), \($0.latencyMilliseconds) ms",
+                    share: $0.rereadsPerSecond / $0.run.goalPerSecond
+                )
+            }
     }
 
     /// The stores whose renewal storms run, in order.
     static var stormSources: [any RenewalStormSource] { [AppStoreRenewalStorm()] }
 
     /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the daemon; each store's
-    /// storm posts up to `renewals` renewals (0: no storm). With `migrator`, that executable's own `migrate` makes the
+    /// storm posts up to `renewals` renewals (0: no storm); then `lostRenewals` subscriptions a run lose their
+    /// renewals' news (0: none). With `migrator`, that executable's own `migrate` makes the
     /// schema the seed writes into (a baseline build runs on the schema it shipped with).
     package static func measure(
         executable: String,
         migrator: String? = nil,
         subscriptions: Int,
         renewals: Int,
+        lostRenewals: Int = 0,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -93,6 +104,15 @@ package struct BenchmarkGameSize: Sendable, Codable {
             renewals: renewals,
             say: say
         )
+        let lost =
+            lostRenewals > 0
+            ? try await LostRenewals.measure(
+                renewals: lostRenewals,
+                executable: executable,
+                postgres: postgres,
+                database: database,
+                say: say
+            ) : []
         return BenchmarkGameSize(
             subscriptions: subscriptions,
             players: players,
@@ -104,7 +124,8 @@ package struct BenchmarkGameSize: Sendable, Codable {
             databaseBytes: counts.bytes,
             login: login,
             idle: idle,
-            storms: storms
+            storms: storms,
+            lostRenewals: lost
         )
     }
 

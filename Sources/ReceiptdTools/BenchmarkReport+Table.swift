@@ -144,7 +144,7 @@ extension BenchmarkReport {
                 "< \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core"
             ),
         ]
-            + size.storms.map(stormRow)
+            + size.storms.map(stormRow) + size.lostRenewals.map(lostRow)
     }
 
     /// A renewal storm's row of the size table.
@@ -176,6 +176,43 @@ extension BenchmarkReport {
             measured,
             "≥ \(format(storm.goalPerSecond))/s end to end; 0 store calls for news that leaves nothing open; "
                 + "peak RSS < 300 MiB"
+        )
+    }
+
+    /// A run of lost renewals' row of the size table.
+    private static func lostRow(_ lost: LostRenewals) -> (path: String, measured: String, goal: String) {
+        let run = lost.run
+        let limit = lost.limitPerSecond.map {
+            String(
+                format: " (%.0f%% of the limit of %.0f/s; the drain it allows %.0f s)",
+                lost.rereadsPerSecond / $0 * 100,
+                $0,
+                lost.drainAtLimitSeconds ?? 0
+            )
+        }
+        return (
+            "\(storeName(lost.store)) lost renewals, \(lost.renewals) entitlements ending with no news, "
+                + "\(lost.atLimits ? "at the store's limits" : "limits lifted"), stand-in at \(lost.latencyMilliseconds) ms",
+            "\(lost.found) of \(lost.renewals) found and delivered "
+                + String(
+                    format: "%.1f s after the entitlements ended: %.0f re-reads/s",
+                    lost.drainSeconds,
+                    lost.rereadsPerSecond
+                )
+                + (limit ?? "")
+                + String(
+                    format:
+                        "; CPU s / 1k: daemon %.2f / PostgreSQL %.2f; %.2f store calls per renewal; peak RSS %.0f MiB; ",
+                    run.daemonCPUSecondsPer1000,
+                    run.postgresCPUSecondsPer1000,
+                    run.storeCallsPerRenewal,
+                    Double(run.daemonPeakRSSBytes) / 1_048_576
+                )
+                + (run.exactlyOnce ? "every period delivered exactly once" : "NOT every period delivered exactly once")
+                + (run.timedOut ? "; TIMED OUT" : ""),
+            lost.atLimits
+                ? "≥ \(String(format: "%.0f", LostRenewalSource.goalShareOfLimit * 100))% of the limit"
+                : "≥ \(format(LostRenewalSource.liftedGoalPerSecond)) re-reads/s"
         )
     }
 

@@ -35,6 +35,8 @@ extension BenchmarkRun {
         package var sizeOnly: Bool
         /// Renewals in each store's renewal storm at a successful game's size (0 skips the storms).
         package var renewals: Int
+        /// Subscriptions whose renewals' news is lost in each run of lost renewals (0 skips them).
+        package var lostRenewals: Int
 
         /// Creates a configuration; the defaults are the scenarios.
         package init(
@@ -53,9 +55,11 @@ extension BenchmarkRun {
             subscriptions: Int = 1_000_000,
             sizeOnly: Bool = false,
             renewals: Int = 50_000,
+            lostRenewals: Int = 20_000,
             runs: Int = 1
         ) {
             self.renewals = renewals
+            self.lostRenewals = lostRenewals
             self.subscriptions = subscriptions
             self.sizeOnly = sizeOnly
             self.runs = max(1, runs)

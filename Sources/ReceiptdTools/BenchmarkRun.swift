@@ -231,6 +231,7 @@ package struct BenchmarkRun: Sendable {
                     migrator: baseline,
                     subscriptions: configuration.subscriptions,
                     renewals: configuration.renewals,
+                    lostRenewals: configuration.lostRenewals,
                     say: say
                 )
             } catch {
@@ -242,6 +243,7 @@ package struct BenchmarkRun: Sendable {
             executable: executable,
             subscriptions: configuration.subscriptions,
             renewals: configuration.renewals,
+                    lostRenewals: configuration.lostRenewals,
             say: say
         )
     }

@@ -25,15 +25,21 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Flag(help: "Measure the rows at a successful game's size only (with --subscriptions).") var sizeOnly = false
     @Option(help: "Renewals in each store's renewal storm at a successful game's size (0 skips the storms).")
     var renewals = 50_000
+    @Option(
+        help:
+            "Subscriptions whose renewals' news is lost, per run of lost renewals at a successful game's size (0 skips them)."
+    )
+    var lostRenewals = 20_000
 
     func validate() throws {
         guard orders >= 10, ceilingSeconds >= 1, runs >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
-            subscriptions >= 0, !sizeOnly || subscriptions >= 100, renewals >= 0, !(consoleOnly && sizeOnly),
+            subscriptions >= 0, !sizeOnly || subscriptions >= 100, renewals >= 0, lostRenewals >= 0,
+            !(consoleOnly && sizeOnly),
             numbers(daemons) != nil, numbers(appleLatencies) != nil
         else {
             throw ValidationError(
                 "need --orders ≥ 10, --ceiling-seconds ≥ 1, --runs ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), "
-                    + "--subscriptions ≥ 0 (≥ 100 with --size-only), --renewals ≥ 0, at most one of --console-only and --size-only, "
+                    + "--subscriptions ≥ 0 (≥ 100 with --size-only), --renewals ≥ 0, --lost-renewals ≥ 0, at most one of --console-only and --size-only, "
                     + "and comma-separated whole numbers"
             )
         }
@@ -57,6 +63,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 subscriptions: subscriptions,
                 sizeOnly: sizeOnly,
                 renewals: renewals,
+                lostRenewals: lostRenewals,
                 runs: runs
             ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.

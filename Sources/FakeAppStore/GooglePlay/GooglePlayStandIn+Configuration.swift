@@ -13,6 +13,9 @@ extension GooglePlayStandIn {
         package var latency: Int
         /// Voided purchases a page at most, whatever `maxResults` asks.
         package var voidedPageSize: Int
+        /// Android Publisher API calls allowed in any rolling minute, the rest answered 429 (Google's default quota
+        /// is 3,000); nil: no limit.
+        package var queriesPerMinute: Int?
 
         /// Creates a configuration; the defaults serve `com.example.game` on a free port of the loopback.
         package init(
@@ -21,7 +24,8 @@ extension GooglePlayStandIn {
             packageName: String = "com.example.game",
             accessTokenLifetimeSeconds: Int = 3600,
             latency: Int = 0,
-            voidedPageSize: Int = 1000
+            voidedPageSize: Int = 1000,
+            queriesPerMinute: Int? = nil
         ) {
             self.host = host
             self.port = port
@@ -29,6 +33,7 @@ extension GooglePlayStandIn {
             self.accessTokenLifetimeSeconds = accessTokenLifetimeSeconds
             self.latency = latency
             self.voidedPageSize = voidedPageSize
+            self.queriesPerMinute = queriesPerMinute
         }
     }
 }

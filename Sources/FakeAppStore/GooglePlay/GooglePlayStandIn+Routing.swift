@@ -33,6 +33,7 @@ extension GooglePlayStandIn {
         body: String
     ) -> GooglePlayAnswer {
         guard path.hasPrefix(Self.applicationsPrefix) else { return .noSuchPath }
+        guard quota.admit() else { return .scripted(429) }
         let segments = path.dropFirst(Self.applicationsPrefix.count).split(
             separator: "/",
             omittingEmptySubsequences: false

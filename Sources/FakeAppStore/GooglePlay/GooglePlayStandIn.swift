@@ -38,6 +38,8 @@ package final class GooglePlayStandIn: Sendable {
     let ledger = GooglePlayLedger()
     /// The subscriptions sold, by purchase token.
     let subscriptionBook = GoogleSubscriptionBook()
+    /// The per-minute query quota, when configured.
+    let quota: GoogleQueryQuota
     /// JWKS fetches so far, and the `max-age` they are served with.
     let jwksServing = Mutex((fetches: 0, maxAge: 3600))
     private let logger: Logger
@@ -47,6 +49,7 @@ package final class GooglePlayStandIn: Sendable {
     package init(configuration: Configuration = .init(), logger: Logger = Logger(label: "fake-googleplay")) {
         self.configuration = configuration
         self.logger = logger
+        quota = GoogleQueryQuota(perMinute: configuration.queriesPerMinute)
         listener = StandInListener(host: configuration.host, port: configuration.port)
         do {
             serviceAccount = try GoogleServiceAccountKey.generate()

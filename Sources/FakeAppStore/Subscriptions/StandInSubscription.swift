@@ -52,6 +52,14 @@ struct StandInSubscription: Sendable {
         ]
     }
 
+    /// A subscription sold elsewhere (a seeded database's), whose current period is `renewed`: active, renewing.
+    init(renewed: SignedTransactionPayload) {
+        transactions = [renewed]
+        autoRenewProductID = renewed.productId
+        periodMilliseconds = (renewed.expiresDate ?? renewed.purchaseDate) - renewed.purchaseDate
+        price = renewed.price ?? 4990
+    }
+
     /// The current period's transaction.
     var current: SignedTransactionPayload { transactions[currentIndex] }
 

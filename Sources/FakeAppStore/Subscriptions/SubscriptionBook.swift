@@ -23,6 +23,19 @@ final class SubscriptionBook: Sendable {
         }
     }
 
+    /// Serves each of `renewed` (the current period of a subscription sold elsewhere) by its original transaction id
+    /// and its own, replacing what they named.
+    func register(renewed: [SignedTransactionPayload]) {
+        state.withLock { state in
+            for transaction in renewed {
+                let original = transaction.originalTransactionId
+                state.subscriptions[original] = StandInSubscription(renewed: transaction)
+                state.originals[original] = original
+                state.originals[transaction.transactionId] = original
+            }
+        }
+    }
+
     /// Applies `change` to the subscription `original`; its news and renewal info, nil for an unknown one.
     func change(
         _ change: SubscriptionChange,
