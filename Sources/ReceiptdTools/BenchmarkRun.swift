@@ -243,7 +243,7 @@ package struct BenchmarkRun: Sendable {
             executable: executable,
             subscriptions: configuration.subscriptions,
             renewals: configuration.renewals,
-                    lostRenewals: configuration.lostRenewals,
+            lostRenewals: configuration.lostRenewals,
             say: say
         )
     }
