@@ -20,11 +20,15 @@ package struct BenchmarkGameSize: Sendable, Codable {
     package var login: LoginReadLatency
     /// One idle daemon for a minute.
     package var idle: IdleDaemonCost
+    /// The renewal's own SQL through pgbench on this database: what the renewal storms are a share of.
+    package var renewalCeiling: RenewalCeiling?
 
-    /// Seeds `subscriptions` subscriptions and measures both rows, with `executable run` as the idle daemon.
+    /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the idle daemon and
+    /// `ceiling` (pgbench clients and seconds per store) for the renewal ceiling.
     package static func measure(
         executable: String,
         subscriptions: Int,
+        ceiling: (clients: Int, seconds: Int) = (16, 15),
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -66,6 +70,13 @@ package struct BenchmarkGameSize: Sendable, Codable {
                 idle.shareOfCore * 100
             )
         )
+        let renewalCeiling = try await renewalCeiling(
+            postgres: postgres,
+            database: database,
+            clients: ceiling.clients,
+            seconds: ceiling.seconds,
+            say: say
+        )
         return BenchmarkGameSize(
             subscriptions: subscriptions,
             players: players,
@@ -76,8 +87,31 @@ package struct BenchmarkGameSize: Sendable, Codable {
             seedSeconds: seedSeconds,
             databaseBytes: counts.bytes,
             login: login,
-            idle: idle
+            idle: idle,
+            renewalCeiling: renewalCeiling
         )
+    }
+
+    /// The renewal ceiling on the seeded database, each store in turn.
+    private static func renewalCeiling(
+        postgres: TemporaryPostgres,
+        database: String,
+        clients: Int,
+        seconds: Int,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> RenewalCeiling {
+        say("renewal ceiling: the renewal's SQL through pgbench, \(clients) clients, \(seconds) s per store")
+        let ceiling = try await RenewalCeiling.measure(
+            postgres: postgres,
+            database: database,
+            clients: clients,
+            seconds: seconds
+        )
+        say(
+            "renewal ceiling: App Store \(BenchmarkReport.format(ceiling.apple)) renewals/s, "
+                + "Google Play \(BenchmarkReport.format(ceiling.google)) renewals/s"
+        )
+        return ceiling
     }
 
     private static func counts(

@@ -81,7 +81,7 @@ extension BenchmarkReport {
     }
 
     /// The rows at a successful game's size: the seeded database, the login read, the idle daemon and its costliest
-    /// statements.
+    /// statements, and the renewal ceiling.
     private static func lines(_ size: BenchmarkGameSize) -> [String] {
         let login = size.login
         let idle = size.idle
@@ -106,6 +106,13 @@ extension BenchmarkReport {
                 )
                 + "| < \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core |",
         ]
+        if let ceiling = size.renewalCeiling {
+            lines.append(
+                "| the renewal's own SQL (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s a store) "
+                    + "| App Store \(format(ceiling.apple)) renewals/s, Google Play \(format(ceiling.google)) renewals/s "
+                    + "| the ceiling each storm is a share of |"
+            )
+        }
         if !idle.statements.isEmpty {
             lines += ["", "| the idle daemon's costliest statements | calls | ms |", "|---|---|---|"]
             for statement in idle.statements {

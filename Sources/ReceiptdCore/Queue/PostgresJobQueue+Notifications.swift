@@ -42,16 +42,16 @@ extension PostgresJobQueue: NotificationProcessing {
             let id = Int64(try row.int("id"))
             let store = try row.string("store")
             let type = try row.string("notification_type")
-            _ = try session.execute("SAVEPOINT notification")
+            _ = try session.execute(notificationSavepoint.set)
             do {
                 let (result, error) = try apply(row, id: id, store: store, type: type, planner: planner, in: session)
                 if let result {
                     _ = try session.execute(notificationSQL.markProcessed, [id, result.rawValue, error])
                 }
-                _ = try session.execute("RELEASE SAVEPOINT notification")
+                _ = try session.execute(notificationSavepoint.release)
                 processed.append(ProcessedNotification(store: store, type: type, result: result))
             } catch let error as PostgresError where error.kind == .query {
-                _ = try session.execute("ROLLBACK TO SAVEPOINT notification")
+                _ = try session.execute(notificationSavepoint.rollback)
                 if error.isTransient {
                     let delay = backoff.delay(afterAttempt: (try row.int("attempts")) + 1)
                     _ = try session.execute(
@@ -375,6 +375,13 @@ extension PostgresJobQueue: NotificationProcessing {
     package static let claimSettings = (
         without: "SET LOCAL enable_sort = off",
         restored: "SET LOCAL enable_sort TO DEFAULT"
+    )
+
+    /// Around each notification of a pass, so that one failing is undone alone.
+    package static let notificationSavepoint = (
+        set: "SAVEPOINT notification",
+        release: "RELEASE SAVEPOINT notification",
+        rollback: "ROLLBACK TO SAVEPOINT notification"
     )
 
     /// The processor's statements.

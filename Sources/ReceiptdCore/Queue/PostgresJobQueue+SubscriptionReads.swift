@@ -109,20 +109,20 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                     guard record.known, !record.delivered, !item.isRevoked else { continue }
                     if try Self.enqueueSubscriptionPeriod(of: item, in: session) { enqueued += 1 }
                 }
-                _ = try session.execute(
-                    """
-                    UPDATE iap.subscriptions
-                    SET read_due_at = iap.subscription_read_due(state, entitled_until), read_leased_until = NULL,
-                        read_attempts = 0, read_error = NULL, read_at = now(), read_failing_since = NULL
-                    WHERE subscription_id = $1
-                    """,
-                    [owed.subscriptionID]
-                )
+                _ = try session.execute(Self.subscriptionReadDoneSQL, [owed.subscriptionID])
                 _ = try session.execute("COMMIT")
                 return enqueued
             }
         }
     }
+
+    /// A re-read of subscription `$1` recorded: its next read follows its state, and its lease is released.
+    package static let subscriptionReadDoneSQL = """
+        UPDATE iap.subscriptions
+        SET read_due_at = iap.subscription_read_due(state, entitled_until), read_leased_until = NULL,
+            read_attempts = 0, read_error = NULL, read_at = now(), read_failing_since = NULL
+        WHERE subscription_id = $1
+        """
 
     /// Due again after `delay`; the lease is released.
     package func retrySubscriptionRead(_ owed: OwedSubscriptionRead, after delay: Duration, error: String?) async throws
