@@ -22,13 +22,18 @@ package struct BenchmarkGameSize: Sendable, Codable {
     package var idle: IdleDaemonCost
     /// The renewal's own SQL through pgbench on this database: what the renewal storms are a share of.
     package var renewalCeiling: RenewalCeiling?
+    /// The benchmark's scenarios (receipts, signed transactions, Google purchases) run on this database by this
+    /// build, each adding its orders to it; their reference is this build's row on an empty database.
+    package var scenarios: [BenchmarkScenario]?
 
-    /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the idle daemon and
-    /// `ceiling` (pgbench clients and seconds per store) for the renewal ceiling.
+    /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the idle daemon,
+    /// `ceiling` (pgbench clients and seconds per store) for the renewal ceiling, and `scenarios` (when given) running
+    /// its scenarios on the seeded database last.
     package static func measure(
         executable: String,
         subscriptions: Int,
         ceiling: (clients: Int, seconds: Int) = (16, 15),
+        scenarios: BenchmarkRun? = nil,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -77,6 +82,10 @@ package struct BenchmarkGameSize: Sendable, Codable {
             seconds: ceiling.seconds,
             say: say
         )
+        var seeded: [BenchmarkScenario]?
+        if let scenarios {
+            seeded = try await seededScenarios(scenarios, postgres: postgres, database: database, say: say)
+        }
         return BenchmarkGameSize(
             subscriptions: subscriptions,
             players: players,
@@ -88,8 +97,35 @@ package struct BenchmarkGameSize: Sendable, Codable {
             databaseBytes: counts.bytes,
             login: login,
             idle: idle,
-            renewalCeiling: renewalCeiling
+            renewalCeiling: renewalCeiling,
+            scenarios: seeded
         )
+    }
+
+    /// The benchmark's scenarios on the seeded database. Their sessions leave `pg_stat_statements` idle, as on the
+    /// cluster of their empty-database rows, which does not load it.
+    private static func seededScenarios(
+        _ benchmark: BenchmarkRun,
+        postgres: TemporaryPostgres,
+        database: String,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> [BenchmarkScenario] {
+        say("the scenarios on the seeded database (this build)")
+        // Identifiers cannot be parameters; the name is ours.
+        let tracking = { (setting: String) in
+            let admin = try await PostgresConnection.connect(postgres.connectionString())
+            do {
+                try await admin.execute("ALTER DATABASE \(database) \(setting)")
+                await admin.close()
+            } catch {
+                await admin.close()
+                throw error
+            }
+        }
+        try await tracking("SET pg_stat_statements.track = 'none'")
+        let scenarios = try await benchmark.seededScenarios(postgres: postgres, database: database)
+        try await tracking("RESET pg_stat_statements.track")
+        return scenarios
     }
 
     /// The renewal ceiling on the seeded database, each store in turn.

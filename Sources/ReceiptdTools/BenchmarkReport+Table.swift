@@ -65,7 +65,7 @@ extension BenchmarkReport {
                         ? ", \(console.orderPage.failures + console.search.failures) BAD ANSWERS" : "")
             )
         }
-        if let gameSize { lines += Self.lines(gameSize) }
+        if let gameSize { lines += Self.lines(gameSize, empty: scenarios) }
         if let idle {
             lines.append(
                 "Idle latency, enqueue → Apple request (ms, p50/p90/p99/max): \(idle.text) over \(idle.count) orders"
@@ -81,8 +81,8 @@ extension BenchmarkReport {
     }
 
     /// The rows at a successful game's size: the seeded database, the login read, the idle daemon and its costliest
-    /// statements, and the renewal ceiling.
-    private static func lines(_ size: BenchmarkGameSize) -> [String] {
+    /// statements, the renewal ceiling, and the scenarios on the seeded database beside this build's on `empty` ones.
+    private static func lines(_ size: BenchmarkGameSize, empty: [BenchmarkScenario]) -> [String] {
         let login = size.login
         let idle = size.idle
         var lines = [
@@ -121,6 +121,45 @@ extension BenchmarkReport {
                     "| `\(text)` | \(statement.calls) | \(String(format: "%.1f", statement.totalMilliseconds)) |"
                 )
             }
+        }
+        return lines + seededLines(BenchmarkRowSummary.seededRows(size.scenarios ?? [], empty: empty))
+    }
+
+    /// The scenarios on the seeded database, this build only, each with its ratio to its row on an empty database
+    /// (goal: orders/s within 10% of it).
+    static func seededLines(_ rows: [BenchmarkRowSummary]) -> [String] {
+        guard !rows.isEmpty else { return [] }
+        let repeated = rows.contains { $0.runs > 1 }
+        var lines = [
+            "",
+            "| jobs, on the seeded database | daemons × concurrency | Apple latency | runs "
+                + "| orders/s\(repeated ? " (median; slowest–fastest)" : "") | × empty: orders/s / CPU "
+                + "| enqueue→outcome p50/p90/p99/max ms | CPU s / 1k orders: daemons / PostgreSQL / stand-in + load "
+                + "| outcomes ok |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in rows {
+            var throughput = format(row.ordersPerSecond)
+            if row.runs > 1 {
+                throughput +=
+                    " (\(format(row.ordersPerSecondRange.lowerBound))–\(format(row.ordersPerSecondRange.upperBound)))"
+            }
+            let ratio =
+                row.emptyThroughputRatio.map {
+                    String(format: "%.2f / %.2f", $0, row.emptyCPURatio ?? Double.nan)
+                } ?? "n/a"
+            let cpu = String(
+                format: "%.2f / %.2f / %.2f",
+                row.cpuSecondsPer1000Orders,
+                row.postgresCPUSecondsPer1000Orders,
+                row.standInCPUSecondsPer1000Orders
+            )
+            let cells = [
+                "\(row.kind.rawValue) (seeded)", "\(row.daemons) × \(row.concurrencyPerDaemon)",
+                "\(row.appleLatencyMilliseconds) ms", "\(row.runs)", throughput, ratio, row.latency.text, cpu,
+                row.correct ? "yes" : "NO",
+            ]
+            lines.append("| " + cells.joined(separator: " | ") + " |")
         }
         return lines
     }
