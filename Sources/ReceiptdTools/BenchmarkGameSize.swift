@@ -25,6 +25,12 @@ package struct BenchmarkGameSize: Sendable, Codable {
     /// The lost renewals' runs (none with `--lost-renewals 0`).
     package var lostRenewals: [LostRenewals] = []
 
+    /// The renewal's own SQL through pgbench on this database: what the renewal storms are a share of.
+    package var renewalCeiling: RenewalCeiling?
+    /// The benchmark's scenarios (receipts, signed transactions, Google purchases) run on this database by this
+    /// build, each adding its orders to it; their reference is this build's row on an empty database.
+    package var scenarios: [BenchmarkScenario]?
+
     /// How far one figure is from its goal: the goal over the figure where less is better, the figure over the goal
     /// where more is, so that 1 or more meets the goal in either case.
     package struct GoalShare: Sendable, Equatable {
@@ -57,14 +63,18 @@ package struct BenchmarkGameSize: Sendable, Codable {
 
     /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the daemon; each store's
     /// storm posts up to `renewals` renewals (0: no storm); then `lostRenewals` subscriptions a run lose their
-    /// renewals' news (0: none). With `migrator`, that executable's own `migrate` makes the
-    /// schema the seed writes into (a baseline build runs on the schema it shipped with).
+    /// renewals' news (0: none); `ceiling` (pgbench clients and seconds per store) for the renewal ceiling (this
+    /// build's SQL: none for a baseline), and
+    /// `scenarios` (when given) running its scenarios on the seeded database last. With `migrator`, that executable's
+    /// own `migrate` makes the schema the seed writes into (a baseline build runs on the schema it shipped with).
     package static func measure(
         executable: String,
         migrator: String? = nil,
         subscriptions: Int,
         renewals: Int,
         lostRenewals: Int = 0,
+        ceiling: (clients: Int, seconds: Int)? = nil,
+        scenarios: BenchmarkRun? = nil,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -104,6 +114,16 @@ package struct BenchmarkGameSize: Sendable, Codable {
             renewals: renewals,
             say: say
         )
+        var renewalCeiling: RenewalCeiling?
+        if let ceiling {
+            renewalCeiling = try await self.renewalCeiling(
+                postgres: postgres,
+                database: database,
+                clients: ceiling.clients,
+                seconds: ceiling.seconds,
+                say: say
+            )
+        }
         let lost =
             lostRenewals > 0
             ? try await LostRenewals.measure(
@@ -113,6 +133,10 @@ package struct BenchmarkGameSize: Sendable, Codable {
                 database: database,
                 say: say
             ) : []
+        var seeded: [BenchmarkScenario]?
+        if let scenarios {
+            seeded = try await seededScenarios(scenarios, postgres: postgres, database: database, say: say)
+        }
         return BenchmarkGameSize(
             subscriptions: subscriptions,
             players: players,
@@ -125,8 +149,58 @@ package struct BenchmarkGameSize: Sendable, Codable {
             login: login,
             idle: idle,
             storms: storms,
-            lostRenewals: lost
+            lostRenewals: lost,
+            renewalCeiling: renewalCeiling,
+            scenarios: seeded
         )
+    }
+
+    /// The benchmark's scenarios on the seeded database. Their sessions leave `pg_stat_statements` idle, as on the
+    /// cluster of their empty-database rows, which does not load it.
+    private static func seededScenarios(
+        _ benchmark: BenchmarkRun,
+        postgres: TemporaryPostgres,
+        database: String,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> [BenchmarkScenario] {
+        say("the scenarios on the seeded database (this build)")
+        // Identifiers cannot be parameters; the name is ours.
+        let tracking = { (setting: String) in
+            let admin = try await PostgresConnection.connect(postgres.connectionString())
+            do {
+                try await admin.execute("ALTER DATABASE \(database) \(setting)")
+                await admin.close()
+            } catch {
+                await admin.close()
+                throw error
+            }
+        }
+        try await tracking("SET pg_stat_statements.track = 'none'")
+        let scenarios = try await benchmark.seededScenarios(postgres: postgres, database: database)
+        try await tracking("RESET pg_stat_statements.track")
+        return scenarios
+    }
+
+    /// The renewal ceiling on the seeded database, each store in turn.
+    private static func renewalCeiling(
+        postgres: TemporaryPostgres,
+        database: String,
+        clients: Int,
+        seconds: Int,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> RenewalCeiling {
+        say("renewal ceiling: the renewal's SQL through pgbench, \(clients) clients, \(seconds) s per store")
+        let ceiling = try await RenewalCeiling.measure(
+            postgres: postgres,
+            database: database,
+            clients: clients,
+            seconds: seconds
+        )
+        say(
+            "renewal ceiling: App Store \(BenchmarkReport.format(ceiling.apple)) renewals/s, "
+                + "Google Play \(BenchmarkReport.format(ceiling.google)) renewals/s"
+        )
+        return ceiling
     }
 
     private static func counts(

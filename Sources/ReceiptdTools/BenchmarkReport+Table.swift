@@ -67,7 +67,12 @@ extension BenchmarkReport {
             )
         }
         if let gameSize {
-            lines += Self.lines(gameSize, baseline: gameSizeBaseline, baselineFailure: gameSizeBaselineFailure)
+            lines += Self.lines(
+                gameSize,
+                baseline: gameSizeBaseline,
+                baselineFailure: gameSizeBaselineFailure,
+                empty: scenarios
+            )
         }
         if let idle {
             lines.append(
@@ -84,11 +89,13 @@ extension BenchmarkReport {
     }
 
     /// The rows at a successful game's size: the seeded database, the login read, the idle daemon and its costliest
-    /// statements; with a baseline, its figures in a column of their own beside this build's.
+    /// statements, the storms, lost renewals and the renewal ceiling; with a baseline, its figures in a column of their
+    /// own beside this build's; then the scenarios on the seeded database beside this build's on `empty` ones.
     private static func lines(
         _ size: BenchmarkGameSize,
         baseline: BenchmarkGameSize?,
-        baselineFailure: String?
+        baselineFailure: String?,
+        empty: [BenchmarkScenario]
     ) -> [String] {
         var lines = [
             "",
@@ -119,7 +126,7 @@ extension BenchmarkReport {
         for storm in size.storms {
             lines += statementLines("the \(storeName(storm.store)) storm's costliest statements", storm.statements)
         }
-        return lines
+        return lines + seededLines(BenchmarkRowSummary.seededRows(size.scenarios ?? [], empty: empty))
     }
 
     /// One build's figures at a successful game's size: each path, what it measured and its goal.
@@ -144,11 +151,23 @@ extension BenchmarkReport {
                 "< \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core"
             ),
         ]
-            + size.storms.map(stormRow) + size.lostRenewals.map(lostRow)
+            + size.storms.map { stormRow($0, ceiling: size.renewalCeiling) } + size.lostRenewals.map(lostRow)
+            + (size.renewalCeiling.map { ceiling in
+                [
+                    (
+                        "the renewal's own SQL (pgbench, \(ceiling.clients) clients, \(ceiling.seconds) s a store)",
+                        "App Store \(format(ceiling.apple)) renewals/s, Google Play \(format(ceiling.google)) renewals/s",
+                        "the ceiling each storm is a share of"
+                    )
+                ]
+            } ?? [])
     }
 
     /// A renewal storm's row of the size table.
-    private static func stormRow(_ storm: RenewalStormFigures) -> (path: String, measured: String, goal: String) {
+    private static func stormRow(
+        _ storm: RenewalStormFigures,
+        ceiling: RenewalCeiling?
+    ) -> (path: String, measured: String, goal: String) {
         let settled =
             storm.timedOut
             ? "\(storm.settled) of \(storm.renewals) settled when the \(String(format: "%.0f", storm.seconds)) s ran out"
@@ -171,6 +190,9 @@ extension BenchmarkReport {
             + (storm.exactlyOnce ? "every period delivered exactly once" : "NOT every period delivered exactly once")
             + (storm.deliveredWrongly > 0 ? " (\(storm.deliveredWrongly) DELIVERED WRONGLY)" : "")
             + (storm.accepted < storm.renewals ? ", \(storm.renewals - storm.accepted) NOT ACCEPTED" : "")
+            + (ceiling?.share(of: storm.renewalsPerSecond, store: storm.store).map {
+                String(format: "; %.0f%% of the renewal ceiling", $0 * 100)
+            } ?? "")
         return (
             "\(storeName(storm.store)) renewal storm, \(storm.renewals) renewals over \(storm.connections) connections",
             measured,
@@ -233,6 +255,45 @@ extension BenchmarkReport {
         case .apple: "App Store"
         case .google: "Google Play"
         }
+    }
+
+    /// The scenarios on the seeded database, this build only, each with its ratio to its row on an empty database
+    /// (goal: orders/s within 10% of it).
+    static func seededLines(_ rows: [BenchmarkRowSummary]) -> [String] {
+        guard !rows.isEmpty else { return [] }
+        let repeated = rows.contains { $0.runs > 1 }
+        var lines = [
+            "",
+            "| jobs, on the seeded database | daemons × concurrency | Apple latency | runs "
+                + "| orders/s\(repeated ? " (median; slowest–fastest)" : "") | × empty: orders/s / CPU "
+                + "| enqueue→outcome p50/p90/p99/max ms | CPU s / 1k orders: daemons / PostgreSQL / stand-in + load "
+                + "| outcomes ok |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for row in rows {
+            var throughput = format(row.ordersPerSecond)
+            if row.runs > 1 {
+                throughput +=
+                    " (\(format(row.ordersPerSecondRange.lowerBound))–\(format(row.ordersPerSecondRange.upperBound)))"
+            }
+            let ratio =
+                row.emptyThroughputRatio.map {
+                    String(format: "%.2f / %.2f", $0, row.emptyCPURatio ?? Double.nan)
+                } ?? "n/a"
+            let cpu = String(
+                format: "%.2f / %.2f / %.2f",
+                row.cpuSecondsPer1000Orders,
+                row.postgresCPUSecondsPer1000Orders,
+                row.standInCPUSecondsPer1000Orders
+            )
+            let cells = [
+                "\(row.kind.rawValue) (seeded)", "\(row.daemons) × \(row.concurrencyPerDaemon)",
+                "\(row.appleLatencyMilliseconds) ms", "\(row.runs)", throughput, ratio, row.latency.text, cpu,
+                row.correct ? "yes" : "NO",
+            ]
+            lines.append("| " + cells.joined(separator: " | ") + " |")
+        }
+        return lines
     }
 
     /// One row of the scenario table.

@@ -39,6 +39,13 @@ package struct BenchmarkRowSummary: Sendable {
     package var throughputRatio: Double?
     /// This row's median daemon + PostgreSQL CPU per 1,000 orders over the baseline's; nil without one.
     package var cpuRatio: Double?
+    /// The seeded database's subscriptions, for a row of the scenarios at a successful game's size; nil for the
+    /// fresh, empty databases.
+    package var seededSubscriptions: Int?
+    /// A seeded row's median orders/s over this build's row of the same scenario on an empty database; nil without one.
+    package var emptyThroughputRatio: Double?
+    /// A seeded row's daemon + PostgreSQL CPU per 1,000 orders over that empty-database row's; nil without one.
+    package var emptyCPURatio: Double?
 
     /// Daemon and PostgreSQL CPU per 1,000 orders together: what the budget rule holds.
     package var serverCPUSecondsPer1000Orders: Double { cpuSecondsPer1000Orders + postgresCPUSecondsPer1000Orders }
@@ -60,29 +67,61 @@ package struct BenchmarkRowSummary: Sendable {
         )
         for index in rows.indices {
             guard let baseline = baselines[ScenarioKey(rows[index])] else { continue }
-            let row = rows[index]
-            if baseline.ordersPerSecond > 0 {
-                rows[index].throughputRatio = row.ordersPerSecond / baseline.ordersPerSecond
-            }
-            if baseline.serverCPUSecondsPer1000Orders > 0 {
-                rows[index].cpuRatio = row.serverCPUSecondsPer1000Orders / baseline.serverCPUSecondsPer1000Orders
-            }
+            (rows[index].throughputRatio, rows[index].cpuRatio) = rows[index].ratios(over: baseline)
         }
         return rows
     }
 
-    /// What makes runs of two builds the same scenario.
+    /// One row per scenario of `seeded` (run on the seeded database), each with its ratio to this build's row of the
+    /// same kind, daemon count and latency in `empty` (the scenarios on fresh, empty databases).
+    package static func seededRows(
+        _ seeded: [BenchmarkScenario],
+        empty: [BenchmarkScenario]
+    ) -> [BenchmarkRowSummary] {
+        let references = Dictionary(
+            rows(empty.filter { $0.build == "this" && $0.seededSubscriptions == nil }).map { (ScenarioKey($0), $0) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return rows(seeded.filter { $0.seededSubscriptions != nil }).map { row in
+            var row = row
+            if let reference = references[ScenarioKey(row).onEmptyDatabase] {
+                (row.emptyThroughputRatio, row.emptyCPURatio) = row.ratios(over: reference)
+            }
+            return row
+        }
+    }
+
+    /// Orders/s and daemon + PostgreSQL CPU per 1,000 orders over `reference`'s; nil where it has none.
+    private func ratios(over reference: BenchmarkRowSummary) -> (throughput: Double?, cpu: Double?) {
+        (
+            reference.ordersPerSecond > 0 ? ordersPerSecond / reference.ordersPerSecond : nil,
+            reference.serverCPUSecondsPer1000Orders > 0
+                ? serverCPUSecondsPer1000Orders / reference.serverCPUSecondsPer1000Orders : nil
+        )
+    }
+
+    /// What makes runs of two builds the same scenario (the seeded database's runs are one of their own).
     private struct ScenarioKey: Hashable {
         var kind: JobKind
         var daemons: Int
         var latency: Int
+        var seeded: Bool
 
         init(_ scenario: BenchmarkScenario) {
             (kind, daemons, latency) = (scenario.kind, scenario.daemons, scenario.appleLatencyMilliseconds)
+            seeded = scenario.seededSubscriptions != nil
         }
 
         init(_ row: BenchmarkRowSummary) {
             (kind, daemons, latency) = (row.kind, row.daemons, row.appleLatencyMilliseconds)
+            seeded = row.seededSubscriptions != nil
+        }
+
+        /// The same scenario on a fresh, empty database.
+        var onEmptyDatabase: ScenarioKey {
+            var key = self
+            key.seeded = false
+            return key
         }
     }
 
@@ -112,6 +151,7 @@ package struct BenchmarkRowSummary: Sendable {
         standInCPUSecondsPer1000Orders = Self.median(runs.map(\.standInCPUSecondsPer1000Orders))
         peakRSSMebibytes = runs.map(\.peakRSSMebibytes).max() ?? 0
         correct = runs.allSatisfy(\.correct)
+        seededSubscriptions = first.seededSubscriptions
     }
 
     /// The median of `values` (not empty); the mean of the middle two for an even count.

@@ -20,8 +20,8 @@ package struct BenchmarkRun: Sendable {
 
     /// Runs one kind of job with `daemons` daemons at `latency` `configuration.runs` times, the builds alternating
     /// run by run, so that a drift of the machine's speed shows in both medians alike. With `probes`, this build's
-    /// first run also measures the idle and replace latencies.
-    private func runAlternating(
+    /// first run also measures the idle and replace latencies. With `existingDatabase`, every run is on it.
+    func runAlternating(
         _ kind: JobKind,
         builds: [(name: String, executable: String)],
         postgres: TemporaryPostgres,
@@ -30,6 +30,7 @@ package struct BenchmarkRun: Sendable {
         latency: Int,
         storeEnvironment: [String: String] = [:],
         probes: Bool = false,
+        existingDatabase: String? = nil,
         report: inout BenchmarkReport
     ) async throws {
         for run in 1...configuration.runs {
@@ -43,7 +44,8 @@ package struct BenchmarkRun: Sendable {
                     build: build,
                     kind: kind,
                     storeEnvironment: storeEnvironment,
-                    run: run
+                    run: run,
+                    existingDatabase: existingDatabase
                 ).run(report: &report, probes: probes && run == 1 && build.name == "this")
                 say(scenario.line)
                 report.scenarios.append(scenario)
@@ -52,11 +54,12 @@ package struct BenchmarkRun: Sendable {
     }
 
     /// Google Play purchases against a stand-in Google Play in this process, acknowledged as they go.
-    private func googlePlayScenarios(
+    func googlePlayScenarios(
         builds: [(name: String, executable: String)],
         postgres: TemporaryPostgres,
         standIn: AppStoreStandIn,
         daemons: Int,
+        existingDatabase: String? = nil,
         report: inout BenchmarkReport
     ) async throws {
         let googlePlay = GooglePlayStandIn(
@@ -74,6 +77,7 @@ package struct BenchmarkRun: Sendable {
                 daemons: daemons,
                 latency: 0,
                 storeEnvironment: files.environment,
+                existingDatabase: existingDatabase,
                 report: &report
             )
             try await googlePlay.shutdown()
@@ -244,6 +248,8 @@ package struct BenchmarkRun: Sendable {
             subscriptions: configuration.subscriptions,
             renewals: configuration.renewals,
             lostRenewals: configuration.lostRenewals,
+            ceiling: (configuration.ceilingClients, configuration.ceilingSeconds),
+            scenarios: configuration.consoleOnly ? nil : self,
             say: say
         )
     }

@@ -36,10 +36,18 @@ package struct BenchmarkScenario: Sendable, Codable {
     /// What the orders carried: `receipt` (verifyReceipt), `transaction` (signed transactions, verified offline) or
     /// `google_purchase` (Google Play purchase tokens).
     package var kind: JobKind = .receipt
+    /// The subscriptions of the seeded database it ran on (issue #48: the scenarios at a successful game's size);
+    /// nil for a fresh, empty database of its own.
+    package var seededSubscriptions: Int? = nil
+
+    /// What the orders carried, and `(seeded)` on the seeded database: the table's jobs cell.
+    package var jobs: String {
+        kind.rawValue + (seededSubscriptions == nil ? "" : " (seeded)")
+    }
 
     /// One line for progress output.
     package var line: String {
-        "\(build)\(kind == .receipt ? "" : " (\(kind.rawValue))"): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
+        "\(build)\(kind == .receipt && seededSubscriptions == nil ? "" : " (\(jobs))"): \(daemons) daemon(s), Apple \(appleLatencyMilliseconds) ms: \(BenchmarkReport.format(ordersPerSecond)) orders/s, "
             + "latency p50/p90/p99/max \(latency.text) ms\(correct ? "" : ", OUTCOMES WRONG")"
     }
 }

@@ -3,8 +3,8 @@ import Foundation
 import ReceiptdCore
 import ReceiptdTestKit
 
-/// One scenario: a fresh database, `daemons` processes splitting the concurrency, a load run of full orders
-/// (receipts, or signed transactions).
+/// One scenario: a fresh database (or `existingDatabase`), `daemons` processes splitting the concurrency, a load run
+/// of full orders (receipts, or signed transactions).
 struct BenchmarkScenarioRun {
     let benchmark: BenchmarkRun
     let postgres: TemporaryPostgres
@@ -19,16 +19,23 @@ struct BenchmarkScenarioRun {
     var storeEnvironment: [String: String] = [:]
     /// Which repetition of the scenario this is (from 1), so each gets a database of its own.
     var run = 1
+    /// A migrated database to run on instead of a fresh one (the seeded database at a successful game's size),
+    /// which keeps the orders of every run.
+    var existingDatabase: String? = nil
 
     /// Measures the scenario; with `probes`, also the idle and replace latencies (into `report`).
     func run(report: inout BenchmarkReport, probes: Bool) async throws -> BenchmarkScenario {
         let configuration = benchmark.configuration
-        let database = try await BenchmarkDatabase.create(
-            on: postgres,
-            named:
-                "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)\(run > 1 ? "_run\(run)" : "")",
-            migrator: build.name == "this" ? nil : build.executable
-        )
+        let name =
+            "bench_\(build.name)_\(latency)ms_\(daemons)d\(kind == .receipt ? "" : "_" + kind.rawValue)\(run > 1 ? "_run\(run)" : "")"
+        let database =
+            if let existingDatabase { existingDatabase } else {
+                try await BenchmarkDatabase.create(
+                    on: postgres,
+                    named: name,
+                    migrator: build.name == "this" ? nil : build.executable
+                )
+            }
         let url = postgres.connectionString(database: database)
         let concurrency = max(1, configuration.totalConcurrency / daemons)
         let logDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("receiptd-bench-\(getpid())")
@@ -38,7 +45,7 @@ struct BenchmarkScenarioRun {
             try DaemonProcess(
                 executable: build.executable,
                 environment: environment(url, concurrency: concurrency),
-                logPath: "\(logDirectory)/\(database)-\(index).log"
+                logPath: "\(logDirectory)/\(name)\(existingDatabase.map { "_" + $0 } ?? "")-\(index).log"
             )
         }
         let connection: PostgresConnection
@@ -99,6 +106,8 @@ struct BenchmarkScenarioRun {
             databaseURL: url
         )
         let postmaster = postgres.postmasterPID ?? 0
+        // Retries the database held before (an existing database keeps every run's attempts).
+        let retriesBefore = existingDatabase == nil ? 0 : try await retries(connection)
         let cpuBefore = (
             postgres: ProcessStats.treeCPUSeconds(root: postmaster), own: ProcessStats(pid: getpid())?.cpuSeconds ?? 0
         )
@@ -109,13 +118,10 @@ struct BenchmarkScenarioRun {
         let postgresCPU = ProcessStats.treeCPUSeconds(root: postmaster) - cpuBefore.postgres
         let ownCPU = (ProcessStats(pid: getpid())?.cpuSeconds ?? 0) - cpuBefore.own
         let latencies = try await connection.execute(
-            "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE starts_with(order_id, $1)",
-            [summary.runID + "-"]
+            "SELECT extract(epoch FROM outcome_at - created_at)::float8 AS s FROM iap.orders WHERE order_id LIKE $1",
+            [LoadSummary.ordersPattern(runID: summary.runID)]
         ).rows.compactMap { $0[0].flatMap(Double.init) }
-        let retries =
-            try await connection.execute(
-                "SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'"
-            ).first?.int("n") ?? 0
+        let retries = try await retries(connection) - retriesBefore
         for process in processes { _ = await process.terminate(timeout: .seconds(10)) }
         let cpu = stats.reduce(0) { $0 + $1.cpuSeconds }
         let perThousand = { (seconds: Double) in verdict.settled > 0 ? seconds / Double(verdict.settled) * 1000 : 0 }
@@ -137,6 +143,11 @@ struct BenchmarkScenarioRun {
             correct: verdict.isCorrect,
             kind: kind
         )
+    }
+
+    private func retries(_ connection: PostgresConnection) async throws -> Int {
+        try await connection.execute("SELECT count(*) AS n FROM iap.attempts WHERE result = 'retry'").first?.int("n")
+            ?? 0
     }
 
     private func environment(_ url: String, concurrency: Int) -> [String: String] {

@@ -79,7 +79,7 @@ extension DatabaseCeiling {
     }
 
     /// `sql` with `$1`, `$2`, … replaced by `values` (highest first, so `$1` never eats the start of `$10`).
-    private static func substitute(_ sql: String, _ values: [String]) -> String {
+    static func substitute(_ sql: String, _ values: [String]) -> String {
         var text = sql
         for (index, value) in values.enumerated().reversed() {
             text = text.replacingOccurrences(of: "$\(index + 1)", with: value)

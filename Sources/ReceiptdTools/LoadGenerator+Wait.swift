@@ -15,8 +15,8 @@ extension LoadGenerator {
             while ContinuousClock.now < deadline {
                 let open =
                     try await connection.execute(
-                        "SELECT count(*) FILTER (WHERE outcome IS NULL) AS open FROM iap.orders WHERE starts_with(order_id, $1)",
-                        [summary.runID + "-"]
+                        "SELECT count(*) FILTER (WHERE outcome IS NULL) AS open FROM iap.orders WHERE order_id LIKE $1",
+                        [LoadSummary.ordersPattern(runID: summary.runID)]
                     ).first?.int("open") ?? 0
                 progress(summary.orders - open, summary.orders)
                 if open == 0 { break }

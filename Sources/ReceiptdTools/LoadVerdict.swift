@@ -36,9 +36,9 @@ package struct LoadVerdict: Sendable, Codable {
             """
             SELECT order_id, coalesce(outcome::text, 'none') AS outcome,
                    extract(epoch FROM max(outcome_at) OVER () - min(created_at) OVER ())::float8 AS span
-            FROM iap.orders WHERE starts_with(order_id, $1)
+            FROM iap.orders WHERE order_id LIKE $1
             """,
-            [runID + "-"]
+            [LoadSummary.ordersPattern(runID: runID)]
         )
         var outcomes: [String: Int] = [:]
         var byOrder: [String: String] = [:]

@@ -1,3 +1,4 @@
+import Foundation
 import ReceiptdCore
 import Testing
 
@@ -11,9 +12,10 @@ import Testing
         daemonCPU: Double,
         postgresCPU: Double,
         kind: JobKind = .receipt,
-        correct: Bool = true
+        correct: Bool = true,
+        seeded: Int? = nil
     ) -> BenchmarkScenario {
-        BenchmarkScenario(
+        var scenario = BenchmarkScenario(
             daemons: 1,
             appleLatencyMilliseconds: 0,
             concurrencyPerDaemon: 1_024,
@@ -31,6 +33,8 @@ import Testing
             correct: correct,
             kind: kind
         )
+        scenario.seededSubscriptions = seeded
+        return scenario
     }
 
     @Test func repeatedRunsBecomeOneRowOfMediansWithTheirRatioToTheBaseline() {
@@ -91,5 +95,54 @@ import Testing
         let alone = report.table.split(separator: "\n").map(String.init)
         #expect(!alone[0].contains("median"))
         #expect(alone[2].hasPrefix("| this | receipt | 1 × 1024 | 0 ms | 1 | 3000 | – |"))
+    }
+
+    /// The scenarios on the seeded database (issue #48) are rows of their own, each beside this build's row of the
+    /// same scenario on an empty database, never the baseline's.
+    @Test func theSeededDatabasesRowsStandBesideThisBuildsEmptyOnes() throws {
+        let empty = [
+            run("baseline", ordersPerSecond: 2_000, daemonCPU: 0.2, postgresCPU: 0.2),
+            run("this", ordersPerSecond: 4_000, daemonCPU: 0.1, postgresCPU: 0.1),
+            run("this", ordersPerSecond: 1_000, daemonCPU: 0.3, postgresCPU: 0.3, kind: .googlePurchase),
+        ]
+        let seeded = [
+            run("this", ordersPerSecond: 3_600, daemonCPU: 0.12, postgresCPU: 0.10, seeded: 20_000),
+            run("this", ordersPerSecond: 3_400, daemonCPU: 0.12, postgresCPU: 0.12, seeded: 20_000),
+            run("this", ordersPerSecond: 3_800, daemonCPU: 0.11, postgresCPU: 0.11, seeded: 20_000),
+            run("this", ordersPerSecond: 900, daemonCPU: 0.1, postgresCPU: 0.1, kind: .transaction, seeded: 20_000),
+        ]
+        // Among the other scenarios, the seeded runs stay out of the empty databases' rows.
+        #expect(BenchmarkRowSummary.rows(empty + seeded).map(\.runs) == [1, 1, 1, 3, 1])
+        #expect(BenchmarkRowSummary.rows(empty + seeded)[3].throughputRatio == nil, "no baseline on that database")
+
+        let rows = BenchmarkRowSummary.seededRows(seeded, empty: empty)
+        #expect(rows.map(\.kind) == [.receipt, .transaction])
+        #expect(rows.map(\.seededSubscriptions) == [20_000, 20_000])
+        let receipt = rows[0]
+        #expect(receipt.ordersPerSecond == 3_600)
+        #expect(receipt.emptyThroughputRatio.map { abs($0 - 0.9) < 1e-9 } == true, "this build's, not the baseline's")
+        #expect(receipt.emptyCPURatio.map { abs($0 - (0.12 + 0.11) / 0.2) < 1e-9 } == true)
+        #expect(rows[1].emptyThroughputRatio == nil, "no empty row of that kind")
+
+        var report = BenchmarkReport(command: "receiptd benchmark", orders: 30_000)
+        report.scenarios = empty
+        let lines = BenchmarkReport.seededLines(rows)
+        #expect(lines[1].contains("× empty: orders/s / CPU") && lines[1].contains("median"))
+        #expect(lines[3].hasPrefix("| receipt (seeded) | 1 × 1024 | 0 ms | 3 | 3600 (3400–3800) | 0.90 / 1.15 |"))
+        #expect(lines[4].hasPrefix("| transaction (seeded) | 1 × 1024 | 0 ms | 1 | 900 | n/a |"))
+        #expect(BenchmarkReport.seededLines([]).isEmpty)
+        #expect(!report.table.contains("(seeded)"), "the empty databases' table has no seeded row")
+
+        // A report from before the seeded rows reads back as runs on empty databases.
+        let json = try JSONEncoder().encode(seeded[0])
+        let decoded = try JSONDecoder().decode(BenchmarkScenario.self, from: json)
+        #expect(decoded.seededSubscriptions == 20_000)
+        var object = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        object["seededSubscriptions"] = nil
+        let old = try JSONDecoder().decode(
+            BenchmarkScenario.self,
+            from: try JSONSerialization.data(withJSONObject: object)
+        )
+        #expect(old.seededSubscriptions == nil)
     }
 }

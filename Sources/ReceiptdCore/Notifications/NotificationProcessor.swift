@@ -15,7 +15,7 @@ package final class NotificationProcessor: Service {
     private let metrics: ReceiptdMetrics
     private let doorbell: Doorbell
     /// Most notifications one pass takes.
-    static let batchSize = 32
+    package static let batchSize = 32
 
     /// Creates a processor on `queue`, passing when `doorbell` rings or every `interval`, putting off transient
     /// failures by `backoff`; `rereadsSubscriptions` when subscriptions are read again from the App Store.

@@ -26,14 +26,14 @@ extension PostgresJobQueue {
     /// Asks for the Google subscription whose latest token is `token` to be read again at once (the re-read is
     /// the truth of every subscription notification); false when no subscription has that token.
     static func rereadGoogleSubscription(_ token: String, in session: DatabaseSession) throws -> Bool {
-        try session.execute(
-            """
-            UPDATE iap.subscriptions SET read_due_at = now(), read_attempts = 0
-            WHERE purchase_token = $1 AND store = 'google'
-            """,
-            [token]
-        ).affectedRows > 0
+        try session.execute(rereadGoogleSubscriptionSQL, [token]).affectedRows > 0
     }
+
+    /// The re-read asked at once of the Google subscription whose latest token is `$1`.
+    package static let rereadGoogleSubscriptionSQL = """
+        UPDATE iap.subscriptions SET read_due_at = now(), read_attempts = 0
+        WHERE purchase_token = $1 AND store = 'google'
+        """
 
     /// A pending purchase the buyer cancelled: the job and a put-off notification waiting on its token look again
     /// now.

@@ -22,7 +22,7 @@ extension PostgresJobQueue: NotificationIntake {
 
     /// The same store id again inserts nothing (the store retried, or the catch-up found one the intake had); a new
     /// one is announced on `iap_store_notification` when the insert commits. One row back means new.
-    static let recordNotification = """
+    package static let recordNotification = """
         WITH inserted AS (
             INSERT INTO iap.store_notifications (store, notification_id, notification_type, subtype, transaction_id,
                                                  original_transaction_id, environment, signed_at, source, payload,

@@ -46,11 +46,11 @@ extension PostgresJobQueue: NotificationProcessing {
             let store = try row.string("store")
             let type = try row.string("notification_type")
             if index == 0 {
-                _ = try session.execute("SAVEPOINT notification")
+                _ = try session.execute(notificationSavepoint.set)
             } else {
                 // The last one's writes are kept; a savepoint rolled back to is still there, and released as well.
                 _ = try session.pipeline([
-                    SQLStatement("RELEASE SAVEPOINT notification"), SQLStatement("SAVEPOINT notification"),
+                    SQLStatement(notificationSavepoint.release), SQLStatement(notificationSavepoint.set),
                 ])
             }
             do {
@@ -58,7 +58,7 @@ extension PostgresJobQueue: NotificationProcessing {
                 if let result { finished.append(Self.finishedRow(id, result, error)) }
                 processed.append(ProcessedNotification(store: store, type: type, result: result))
             } catch let error as PostgresError where error.kind == .query {
-                _ = try session.execute("ROLLBACK TO SAVEPOINT notification")
+                _ = try session.execute(notificationSavepoint.rollback)
                 if error.isTransient {
                     let delay = backoff.delay(afterAttempt: (try row.int("attempts")) + 1)
                     _ = try session.execute(
@@ -389,6 +389,13 @@ extension PostgresJobQueue: NotificationProcessing {
     package static let claimSettings = (
         without: "SET LOCAL enable_sort = off",
         restored: "SET LOCAL enable_sort TO DEFAULT"
+    )
+
+    /// Around each notification of a pass, so that one failing is undone alone.
+    package static let notificationSavepoint = (
+        set: "SAVEPOINT notification",
+        release: "RELEASE SAVEPOINT notification",
+        rollback: "ROLLBACK TO SAVEPOINT notification"
     )
 
     /// The processor's statements.

@@ -68,7 +68,7 @@ extension PostgresJobQueue {
     /// so do `auto_renew` and `renews_to` when the news does not say them (a signed transaction alone), unless it
     /// ended the subscription. A signed transaction alone whose period is over says nothing of whether it renewed (a
     /// client's late input): its subscription is read from the store at once, not left for ended.
-    static let applySubscriptions = """
+    package static let applySubscriptions = """
         INSERT INTO iap.subscriptions AS s (subscription_id, store, user_id, order_id, product_id, renews_to, group_id,
                                             state, entitled_until, expires_at, auto_renew, environment, ownership,
                                             latest_transaction_id, store_time, read_due_at, purchase_token)
@@ -110,7 +110,7 @@ extension PostgresJobQueue {
         """
 
     /// Tells game servers listening on `iap_verified` which orders just received goods: one JSON payload each.
-    static let notifyVerified = """
+    package static let notifyVerified = """
         SELECT pg_notify('iap_verified', payload) FROM jsonb_array_elements_text($1::jsonb) AS payload
         """
 

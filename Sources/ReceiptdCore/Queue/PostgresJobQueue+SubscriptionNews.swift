@@ -124,11 +124,15 @@ extension PostgresJobQueue {
     static func enqueueSubscriptionPeriod(of item: SubscriptionReadItem, in session: DatabaseSession) throws -> Bool {
         let store = item.snapshot?.store ?? .apple
         let job = try session.execute(
-            "SELECT iap.enqueue_subscription_period($1, $2, $3, $4) AS job",
+            enqueueSubscriptionPeriodSQL,
             [store.rawValue + ":" + item.originalTransactionID, item.transactionID, item.productID, item.input]
         ).first?["job"]
         return job != nil
     }
+
+    /// A later period's order and job: `$1` the subscription, `$2` the period's transaction id, `$3` its product, `$4`
+    /// the input its job verifies.
+    package static let enqueueSubscriptionPeriodSQL = "SELECT iap.enqueue_subscription_period($1, $2, $3, $4) AS job"
 
     /// `date` in milliseconds since 1970, as the subscription statements take it.
     static func milliseconds(_ date: Date?) -> Int64? {
@@ -156,7 +160,7 @@ extension PostgresJobQueue {
 
     /// The news upsert: the player is the row's, else the buyer of the subscription's original transaction.
     /// Older than the row's `store_time`, nothing changes (`current` false). What the row held before is returned.
-    static let subscriptionNewsSQL = """
+    package static let subscriptionNewsSQL = """
         WITH who AS (
             SELECT coalesce(s.user_id, o.user_id) AS user_id, coalesce(s.order_id, o.order_id) AS order_id,
                    s.subscription_id IS NOT NULL AS existed, s.latest_transaction_id AS prior_latest,

@@ -111,17 +111,7 @@ extension PostgresJobQueue: SubscriptionReadQueue {
                     if try Self.enqueueSubscriptionPeriod(of: item, in: session) { enqueued += 1 }
                 }
                 _ = try session.execute(
-                    """
-                    UPDATE iap.subscriptions
-                    SET read_due_at = CASE
-                            WHEN read_due_at <= now()
-                                 AND read_due_at > to_timestamp(0) + $2::bigint * interval '1 microsecond'
-                                THEN read_due_at
-                            ELSE iap.subscription_read_due(state, entitled_until) END,
-                        read_leased_until = NULL, read_attempts = 0, read_error = NULL, read_at = now(),
-                        read_failing_since = NULL
-                    WHERE subscription_id = $1
-                    """,
+                    Self.subscriptionReadDoneSQL,
                     [owed.subscriptionID, owed.dueAtMicroseconds]
                 )
                 _ = try session.execute("COMMIT")
@@ -129,6 +119,19 @@ extension PostgresJobQueue: SubscriptionReadQueue {
             }
         }
     }
+
+    /// A re-read of subscription `$1`, claimed when it was due at `$2` (microseconds since 1970), recorded: its next
+    /// read follows its state, unless news asked for one while this read was under way (the row came due after the
+    /// claim's time), and its lease is released.
+    package static let subscriptionReadDoneSQL = """
+        UPDATE iap.subscriptions
+        SET read_due_at = CASE
+                WHEN read_due_at <= now() AND read_due_at > to_timestamp(0) + $2::bigint * interval '1 microsecond'
+                    THEN read_due_at
+                ELSE iap.subscription_read_due(state, entitled_until) END,
+            read_leased_until = NULL, read_attempts = 0, read_error = NULL, read_at = now(), read_failing_since = NULL
+        WHERE subscription_id = $1
+        """
 
     /// Due again after `delay`; the lease is released.
     package func retrySubscriptionRead(_ owed: OwedSubscriptionRead, after delay: Duration, error: String?) async throws

@@ -69,9 +69,12 @@ package struct PostgresJobQueue: JobQueue {
         return DatabasePool(
             connectionString: connectionString,
             maximumConnections: connections,
-            sessionSettings: [("enable_seqscan", "off"), ("jit", "off"), ("lock_timeout", "\(milliseconds)ms")]
+            sessionSettings: planSettings + [("lock_timeout", "\(milliseconds)ms")]
         )
     }
+
+    /// The planner settings of every connection of the daemon's pool (see `pool`).
+    package static let planSettings: [(name: String, value: String)] = [("enable_seqscan", "off"), ("jit", "off")]
 
     /// How long any statement of the daemon waits for a row lock before it fails with SQLSTATE 55P03
     /// (`lock_timeout`, set on every connection of its pool): a twentieth of the lease, between half a second
