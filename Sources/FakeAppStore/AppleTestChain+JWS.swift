@@ -27,6 +27,11 @@ extension AppleTestChain {
     package func signedTransaction(_ payload: SignedTransactionPayload) -> String {
         sign(payload: payload.encodedJSON())
     }
+
+    /// `signedRenewalInfo` for `payload`: its JSON signed with ``sign(payload:x5c:)``.
+    package func signedRenewalInfo(_ payload: RenewalInfoPayload) -> String {
+        sign(payload: payload.encodedJSON())
+    }
 }
 
 extension AppleTestChain {

@@ -5,8 +5,8 @@ import ReceiptdCore
 import ReceiptdTestKit
 
 /// The rows at a successful game's size (issue #48): a database seeded by `SubscriptionSeed`, then the game's login
-/// read and an idle daemon on it. They run on a cluster of their own, which preloads `pg_stat_statements`, so the
-/// other scenarios run on the server they always ran on.
+/// read, an idle daemon and the renewal storms on it. They run on a cluster of their own, which preloads
+/// `pg_stat_statements`, so the other scenarios run on the server they always ran on.
 package struct BenchmarkGameSize: Sendable, Codable {
     /// Subscriptions seeded, and their players.
     package var subscriptions, players: Int
@@ -20,11 +20,18 @@ package struct BenchmarkGameSize: Sendable, Codable {
     package var login: LoginReadLatency
     /// One idle daemon for a minute.
     package var idle: IdleDaemonCost
+    /// The renewal storms, one per store (none with `--renewals 0`).
+    package var storms: [RenewalStormFigures] = []
 
-    /// Seeds `subscriptions` subscriptions and measures both rows, with `executable run` as the idle daemon.
+    /// The stores whose renewal storms run, in order.
+    static var stormSources: [any RenewalStormSource] { [AppStoreRenewalStorm()] }
+
+    /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the daemon; each store's
+    /// storm posts up to `renewals` renewals (0: no storm).
     package static func measure(
         executable: String,
         subscriptions: Int,
+        renewals: Int,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> BenchmarkGameSize {
         let postgres = try TemporaryPostgres.start(
@@ -57,14 +64,12 @@ package struct BenchmarkGameSize: Sendable, Codable {
             "login read: \(BenchmarkReport.format(login.callsPerSecond)) calls/s, p50/p95/p99 \(login.text) ms"
         )
         say("an idle daemon, 60 s")
-        let idle = try await idleDaemon(executable: executable, postgres: postgres, database: database)
-        say(
-            String(
-                format: "idle daemon: %.2f s daemon + %.2f s PostgreSQL CPU per minute (%.2f%% of a core)",
-                idle.daemonCPUSecondsPerMinute,
-                idle.postgresCPUSecondsPerMinute,
-                idle.shareOfCore * 100
-            )
+        let (idle, storms) = try await daemonRows(
+            executable: executable,
+            postgres: postgres,
+            database: database,
+            renewals: renewals,
+            say: say
         )
         return BenchmarkGameSize(
             subscriptions: subscriptions,
@@ -76,7 +81,8 @@ package struct BenchmarkGameSize: Sendable, Codable {
             seedSeconds: seedSeconds,
             databaseBytes: counts.bytes,
             login: login,
-            idle: idle
+            idle: idle,
+            storms: storms
         )
     }
 
@@ -108,12 +114,15 @@ package struct BenchmarkGameSize: Sendable, Codable {
         }
     }
 
-    /// The idle daemon, with both stores' stand-ins in this process and the settings that turn on every sweep.
-    private static func idleDaemon(
+    /// The idle daemon, then each store's renewal storm, with both stores' stand-ins in this process and the settings
+    /// that turn on every sweep.
+    private static func daemonRows(
         executable: String,
         postgres: TemporaryPostgres,
-        database: String
-    ) async throws -> IdleDaemonCost {
+        database: String,
+        renewals: Int,
+        say: @escaping @Sendable (String) -> Void
+    ) async throws -> (IdleDaemonCost, [RenewalStormFigures]) {
         let quiet = { (label: String) in Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
         let standIn = AppStoreStandIn(configuration: .init(), logger: quiet("fake-appstore"))
         _ = try await standIn.start()
@@ -124,17 +133,45 @@ package struct BenchmarkGameSize: Sendable, Codable {
             defer { storeKit.remove() }
             let google = try GooglePlayFiles(standIn: googlePlay)
             defer { google.remove() }
+            let storeEnvironment = storeKit.environment.merging(google.environment) { $1 }
+            let url = postgres.connectionString(database: database)
+            let postmaster = postgres.postmasterPID ?? 0
             let cost = try await IdleDaemonCost.measure(
                 executable: executable,
-                connectionString: postgres.connectionString(database: database),
+                connectionString: url,
                 database: database,
-                postmaster: postgres.postmasterPID ?? 0,
+                postmaster: postmaster,
                 standIn: standIn,
-                storeEnvironment: storeKit.environment.merging(google.environment) { $1 }
+                storeEnvironment: storeEnvironment
             )
+            say(
+                String(
+                    format: "idle daemon: %.2f s daemon + %.2f s PostgreSQL CPU per minute (%.2f%% of a core)",
+                    cost.daemonCPUSecondsPerMinute,
+                    cost.postgresCPUSecondsPerMinute,
+                    cost.shareOfCore * 100
+                )
+            )
+            var storms: [RenewalStormFigures] = []
+            if renewals > 0 {
+                let context = RenewalStorm.Context(connectionString: url, appStore: standIn, googlePlay: googlePlay)
+                for source in stormSources {
+                    let figures = try await RenewalStorm.measure(
+                        source,
+                        renewals: renewals,
+                        executable: executable,
+                        context: context,
+                        database: database,
+                        postmaster: postmaster,
+                        storeEnvironment: storeEnvironment,
+                        say: say
+                    )
+                    if let figures { storms.append(figures) }
+                }
+            }
             try await googlePlay.shutdown()
             try await standIn.shutdown()
-            return cost
+            return (cost, storms)
         } catch {
             try? await googlePlay.shutdown()
             try? await standIn.shutdown()

@@ -1,4 +1,5 @@
 import Foundation
+import ReceiptdCore
 
 extension BenchmarkReport {
     /// The scenario table and the single numbers, for a terminal or the Benchmark article.
@@ -106,16 +107,60 @@ extension BenchmarkReport {
                 )
                 + "| < \(String(format: "%.0f", IdleDaemonCost.goalShareOfCore * 100))% of a core |",
         ]
-        if !idle.statements.isEmpty {
-            lines += ["", "| the idle daemon's costliest statements | calls | ms |", "|---|---|---|"]
-            for statement in idle.statements {
-                let text = statement.query.replacingOccurrences(of: "|", with: "\\|")
-                lines.append(
-                    "| `\(text)` | \(statement.calls) | \(String(format: "%.1f", statement.totalMilliseconds)) |"
-                )
-            }
+        lines += size.storms.map(line)
+        lines += statementLines("the idle daemon's costliest statements", idle.statements)
+        for storm in size.storms {
+            lines += statementLines("the \(storeName(storm.store)) storm's costliest statements", storm.statements)
         }
         return lines
+    }
+
+    /// A renewal storm's row of the size table.
+    private static func line(_ storm: RenewalStormFigures) -> String {
+        let settled =
+            storm.timedOut
+            ? "\(storm.settled) of \(storm.renewals) settled when the \(String(format: "%.0f", storm.seconds)) s ran out"
+            : "\(storm.renewals) settled in \(String(format: "%.1f", storm.seconds)) s"
+        return
+            "| \(storeName(storm.store)) renewal storm, \(storm.renewals) renewals over \(storm.connections) connections "
+            + "| \(format(storm.renewalsPerSecond)) renewals/s end to end (\(settled)); posted in "
+            + String(
+                format: "%.1f s, intake p50/p99 %.1f/%.1f ms; CPU s / 1k renewals: daemon %.2f / PostgreSQL %.2f; ",
+                storm.postingSeconds,
+                storm.intakeP50Milliseconds,
+                storm.intakeP99Milliseconds,
+                storm.daemonCPUSecondsPer1000,
+                storm.postgresCPUSecondsPer1000
+            )
+            + String(
+                format: "%.2f store calls per renewal; daemon peak RSS %.0f MiB; ",
+                storm.storeCallsPerRenewal,
+                Double(storm.daemonPeakRSSBytes) / 1_048_576
+            )
+            + (storm.exactlyOnce ? "every period delivered exactly once" : "NOT every period delivered exactly once")
+            + (storm.deliveredWrongly > 0 ? " (\(storm.deliveredWrongly) DELIVERED WRONGLY)" : "")
+            + (storm.accepted < storm.renewals ? ", \(storm.renewals - storm.accepted) NOT ACCEPTED" : "")
+            + " | ≥ \(format(storm.goalPerSecond))/s end to end; 0 store calls for news that leaves nothing open; "
+            + "peak RSS < 300 MiB |"
+    }
+
+    /// A table of `statements` (from `pg_stat_statements`) headed `title`; nothing when there are none.
+    private static func statementLines(_ title: String, _ statements: [IdleDaemonCost.Statement]) -> [String] {
+        guard !statements.isEmpty else { return [] }
+        var lines = ["", "| \(title) | calls | ms |", "|---|---|---|"]
+        for statement in statements {
+            let text = statement.query.replacingOccurrences(of: "|", with: "\\|")
+            lines.append("| `\(text)` | \(statement.calls) | \(String(format: "%.1f", statement.totalMilliseconds)) |")
+        }
+        return lines
+    }
+
+    /// The store's name in the table.
+    private static func storeName(_ store: Store) -> String {
+        switch store {
+        case .apple: "App Store"
+        case .google: "Google Play"
+        }
     }
 
     /// One row of the scenario table.

@@ -33,6 +33,8 @@ extension BenchmarkRun {
         package var subscriptions: Int
         /// Only the rows at a successful game's size: no other scenario, no ceiling.
         package var sizeOnly: Bool
+        /// Renewals in each store's renewal storm at a successful game's size (0 skips the storms).
+        package var renewals: Int
 
         /// Creates a configuration; the defaults are the scenarios.
         package init(
@@ -50,8 +52,10 @@ extension BenchmarkRun {
             consoleOnly: Bool = false,
             subscriptions: Int = 1_000_000,
             sizeOnly: Bool = false,
+            renewals: Int = 50_000,
             runs: Int = 1
         ) {
+            self.renewals = renewals
             self.subscriptions = subscriptions
             self.sizeOnly = sizeOnly
             self.runs = max(1, runs)

@@ -225,6 +225,7 @@ package struct BenchmarkRun: Sendable {
         return try await BenchmarkGameSize.measure(
             executable: executable,
             subscriptions: configuration.subscriptions,
+            renewals: configuration.renewals,
             say: say
         )
     }

@@ -121,23 +121,7 @@ package struct IdleDaemonCost: Sendable, Codable {
         }
         let postgres = ProcessStats.treeCPUSeconds(root: postmaster) - before.postgres
         let elapsed = (ContinuousClock.now - started).seconds
-        let statements = try await connection.execute(
-            """
-            SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160) AS query, s.calls,
-                   (s.total_exec_time + s.total_plan_time)::float8 AS ms
-            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
-            WHERE d.datname = $1 AND s.query NOT LIKE '%pg_stat_statements%'
-            ORDER BY s.total_exec_time + s.total_plan_time DESC
-            LIMIT 5
-            """,
-            [database]
-        ).namedRows.map {
-            Statement(
-                query: try $0.string("query"),
-                calls: try $0.int("calls"),
-                totalMilliseconds: Double(try $0.string("ms")) ?? 0
-            )
-        }
+        let statements = try await statements(connection: connection, database: database)
         let perMinute = { (cpu: Double) in elapsed > 0 ? cpu / elapsed * 60 : 0 }
         return IdleDaemonCost(
             seconds: elapsed,
@@ -145,5 +129,31 @@ package struct IdleDaemonCost: Sendable, Codable {
             postgresCPUSecondsPerMinute: perMinute(postgres),
             statements: statements
         )
+    }
+
+    /// The `limit` statements that cost the most in `database` since `pg_stat_statements` was last reset, planning
+    /// included; the benchmark's own (which name `pg_stat_statements` or `renewal_storm`) left out.
+    static func statements(
+        connection: PostgresConnection,
+        database: String,
+        limit: Int = 5
+    ) async throws -> [Statement] {
+        try await connection.execute(
+            """
+            SELECT left(regexp_replace(s.query, '\\s+', ' ', 'g'), 160) AS query, s.calls,
+                   (s.total_exec_time + s.total_plan_time)::float8 AS ms
+            FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid
+            WHERE d.datname = $1 AND s.query NOT LIKE '%pg_stat_statements%' AND s.query NOT LIKE '%renewal_storm%'
+            ORDER BY s.total_exec_time + s.total_plan_time DESC
+            LIMIT $2
+            """,
+            [database, limit]
+        ).namedRows.map {
+            Statement(
+                query: try $0.string("query"),
+                calls: try $0.int("calls"),
+                totalMilliseconds: Double(try $0.string("ms")) ?? 0
+            )
+        }
     }
 }

@@ -23,15 +23,17 @@ struct BenchmarkCommand: AsyncParsableCommand {
     @Option(help: "Subscriptions in the database of a successful game's size (0 skips its rows).") var subscriptions =
         1_000_000
     @Flag(help: "Measure the rows at a successful game's size only (with --subscriptions).") var sizeOnly = false
+    @Option(help: "Renewals in each store's renewal storm at a successful game's size (0 skips the storms).")
+    var renewals = 50_000
 
     func validate() throws {
         guard orders >= 10, ceilingSeconds >= 1, runs >= 1, consoleOrders >= 0, !consoleOnly || consoleOrders >= 100,
-            subscriptions >= 0, !sizeOnly || subscriptions >= 100, !(consoleOnly && sizeOnly),
+            subscriptions >= 0, !sizeOnly || subscriptions >= 100, renewals >= 0, !(consoleOnly && sizeOnly),
             numbers(daemons) != nil, numbers(appleLatencies) != nil
         else {
             throw ValidationError(
                 "need --orders ≥ 10, --ceiling-seconds ≥ 1, --runs ≥ 1, --console-orders ≥ 0 (≥ 100 with --console-only), "
-                    + "--subscriptions ≥ 0 (≥ 100 with --size-only), at most one of --console-only and --size-only, "
+                    + "--subscriptions ≥ 0 (≥ 100 with --size-only), --renewals ≥ 0, at most one of --console-only and --size-only, "
                     + "and comma-separated whole numbers"
             )
         }
@@ -54,6 +56,7 @@ struct BenchmarkCommand: AsyncParsableCommand {
                 consoleOnly: consoleOnly,
                 subscriptions: subscriptions,
                 sizeOnly: sizeOnly,
+                renewals: renewals,
                 runs: runs
             ),
             // Unbuffered, so progress shows while the run goes on even when stdout is a file.
@@ -67,8 +70,9 @@ struct BenchmarkCommand: AsyncParsableCommand {
         if let json { try report.json().write(to: URL(fileURLWithPath: json)) }
         if let plot, let note = try await BenchmarkRun.writePlot(report, to: plot) { print("benchmark: \(note)") }
         let badConsoleAnswers = report.console.map { $0.orderPage.failures + $0.search.failures > 0 } ?? false
+        let wrongLedger = report.gameSize?.storms.contains { $0.deliveredWrongly > 0 } ?? false
         if report.scenarios.contains(where: { !$0.correct }) || report.webhookDelivery?.correct == false
-            || badConsoleAnswers
+            || badConsoleAnswers || wrongLedger
         {
             throw ExitCode.failure
         }

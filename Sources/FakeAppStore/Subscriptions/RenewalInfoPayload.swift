@@ -22,4 +22,29 @@ package struct RenewalInfoPayload: Codable, Sendable, Equatable, SortedJSONPaylo
     /// When Apple signed it.
     package var signedDate: Int64
 
+    /// Creates one: a subscription that renews itself into the same product, in production, signed now, unless told
+    /// otherwise.
+    package init(
+        originalTransactionId: String,
+        productId: String,
+        autoRenewProductId: String? = nil,
+        autoRenewStatus: Int = 1,
+        isInBillingRetryPeriod: Bool = false,
+        gracePeriodExpiresDate: Int64? = nil,
+        expirationIntent: Int? = nil,
+        renewalDate: Int64? = nil,
+        environment: String = "Production",
+        signedDate: Int64 = SignedTransactionPayload.nowMilliseconds()
+    ) {
+        self.originalTransactionId = originalTransactionId
+        self.productId = productId
+        self.autoRenewProductId = autoRenewProductId ?? productId
+        self.autoRenewStatus = autoRenewStatus
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.expirationIntent = expirationIntent
+        self.renewalDate = renewalDate
+        self.environment = environment
+        self.signedDate = signedDate
+    }
 }
