@@ -11,6 +11,13 @@ extension RenewalStorm {
         package var appStore: AppStoreStandIn
         /// The stand-in Google Play.
         package var googlePlay: GooglePlayStandIn
+
+        /// Creates one.
+        package init(connectionString: String, appStore: AppStoreStandIn, googlePlay: GooglePlayStandIn) {
+            self.connectionString = connectionString
+            self.appStore = appStore
+            self.googlePlay = googlePlay
+        }
     }
 
     /// One request to the intake, prepared before the timing starts.
