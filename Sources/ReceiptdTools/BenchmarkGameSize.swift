@@ -59,7 +59,7 @@ package struct BenchmarkGameSize: Sendable, Codable {
     }
 
     /// The stores whose renewal storms run, in order.
-    static var stormSources: [any RenewalStormSource] { [AppStoreRenewalStorm()] }
+    static var stormSources: [any RenewalStormSource] { [AppStoreRenewalStorm(), GooglePlayRenewalStorm()] }
 
     /// Seeds `subscriptions` subscriptions and measures the rows, with `executable run` as the daemon; each store's
     /// storm posts up to `renewals` renewals (0: no storm); then `lostRenewals` subscriptions a run lose their

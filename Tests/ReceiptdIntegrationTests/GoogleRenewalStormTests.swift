@@ -1,78 +1,106 @@
+import AsyncHTTPClient
 import FakeAppStore
 import Foundation
+import Logging
+import NIOCore
 import ReceiptdCore
 import ReceiptdTools
 import Testing
 
-/// The Google Play renewal storm's pieces (issue #48, item 4) on a small seeded database: the renewals picked from
-/// the seed, the stand-in serving each renewed, the pushes made beforehand, and the completion check, through the
-/// daemons' own intake, processing and re-read.
+/// Google Play's renewal storm source (issue #48, item 4) on a small seeded database: the renewals it picks from the
+/// seed, the stand-in serving each renewed, the pushes it signs beforehand, through the daemons' own intake,
+/// processing and re-read to the ledger.
 @Suite struct GoogleRenewalStormTests {
     @Test func seededSubscriptionsRenewOnceEachThroughTheirPushes() async throws {
         try await Fixture.withGooglePlayStandIn { f, google, base in
+            let source = GooglePlayRenewalStorm()
+            let appStore = AppStoreStandIn(
+                logger: Logger(label: "fake-appstore", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
             var settings = base
-            settings.googlePlay.oidcCertsURL = google.oidcCertsURL
-            settings.googlePlay.pubsubAudience = GooglePlayRenewals.audience
-            settings.googlePlay.pubsubServiceAccountEmail = GoogleOIDCIssuer.defaultServiceAccountEmail
             let url = f.database.connectionString
             _ = try await SubscriptionSeed.write(subscriptions: 240, connectionString: url, chunk: 120)
+            let context = RenewalStorm.Context(connectionString: url, appStore: appStore, googlePlay: google)
+            let environment = source.daemonEnvironment(context: context)
+            settings.googlePlay.oidcCertsURL = try #require(environment["GOOGLE_OIDC_CERTS_URL"])
+            settings.googlePlay.pubsubAudience = environment["GOOGLE_PUBSUB_AUDIENCE"]
+            settings.googlePlay.pubsubServiceAccountEmail = environment["GOOGLE_PUBSUB_SERVICE_ACCOUNT_EMAIL"]
             let count = 12
-            let storm = try await GooglePlayRenewals.pick(count: count, connectionString: url)
-            #expect(storm.renewals.count == count)
-            for renewal in storm.renewals {
-                // The next order in the seed's scheme: the ledger's latest period is the one before it.
-                let previous =
-                    renewal.renewed.periodsBefore == 1
-                    ? renewal.renewed.firstOrderID
-                    : "\(renewal.renewed.firstOrderID)..\(renewal.renewed.periodsBefore - 2)"
-                #expect(
-                    try await f.value(
-                        "SELECT latest_transaction_id FROM iap.subscriptions WHERE subscription_id = $1",
-                        [renewal.subscriptionID]
-                    ) == previous
-                )
-                #expect(renewal.subscriptionID == "google:" + renewal.renewed.firstOrderID)
-            }
-            let expected = try storm.expected()
-            let before = try await storm.completion(on: f.connection, expected: expected)
-            #expect(before.delivered == 0 && before.entitlementsMoved == 0 && before.rereadsDue == 0, "\(before)")
-            storm.register(on: google)
-            let pushes = try storm.pushes(from: google)
-            #expect(pushes.count == count)
-            try await f.withDaemonsAndGoogleIntake(settings: settings) { intake in
-                for push in pushes {
-                    let status = try await GooglePlayStandIn.post(
-                        push.body,
-                        to: intake,
-                        authorization: push.authorization
-                    )
-                    #expect(status == 200)
-                }
-                try await f.waitUntil(timeout: .seconds(60)) {
-                    try await storm.completion(on: f.connection, expected: expected).isComplete(count)
-                }
-                try await f.waitUntilSettled()
-            }
-            let after = try await storm.completion(on: f.connection, expected: expected)
-            #expect(after.isComplete(count), "\(after)")
-            // Each new period is one ledger row, its renewal order's, and its order is paid in full.
+            let plan = try await source.prepare(renewals: count, context: context)
+            #expect(plan.renewals.count == count && plan.requests.count == count)
+            // The next order in the seed's scheme, after the ledger's latest period of the subscription.
+            let rows = String(decoding: try JSONEncoder().encode(plan.renewals), as: UTF8.self)
             #expect(
                 try await f.value(
                     """
-                    SELECT count(*) FROM iap.deliveries d JOIN iap.orders o USING (order_id)
-                    JOIN jsonb_to_recordset($1::jsonb) AS r(subscription_id text, transaction_id text)
-                      ON d.store = 'google' AND d.transaction_id = r.transaction_id
-                         AND d.subscription_id = r.subscription_id
-                    WHERE o.outcome = 'full' AND d.order_id = 'renewal:' || r.transaction_id
+                    SELECT count(*) FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, transaction_id text,
+                                                                         previous_end_ms bigint)
+                    JOIN iap.subscriptions s ON s.subscription_id = r.subscription_id
+                    JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = s.latest_transaction_id
+                    WHERE r.transaction_id = split_part(s.subscription_id, ':', 2) || '..'
+                              || CASE WHEN s.latest_transaction_id LIKE '%..%'
+                                      THEN split_part(s.latest_transaction_id, '..', 2)::int + 1 ELSE 0 END
+                      AND d.period_end <= to_timestamp(r.previous_end_ms / 1000.0)
+                      AND d.period_end > to_timestamp(r.previous_end_ms / 1000.0) - interval '1 millisecond'
                     """,
-                    [expected]
+                    [rows]
                 ) == "\(count)"
             )
-            // Every push cost a subscriptionsv2 read at least; a later storm picks none of these again.
-            let calls = GooglePlayRenewals.storeCalls(google)
-            #expect(calls.reads >= count, "\(calls)")
-            let again = try await GooglePlayRenewals.pick(count: count, connectionString: url)
-            #expect(Set(again.renewals.map(\.subscriptionID)).isDisjoint(with: storm.renewals.map(\.subscriptionID)))
+            try await f.connection.execute(
+                """
+                CREATE TEMPORARY TABLE before AS
+                SELECT s.subscription_id, r.transaction_id, s.entitled_until
+                FROM jsonb_to_recordset($1::jsonb) AS r(subscription_id text, transaction_id text)
+                JOIN iap.subscriptions s USING (subscription_id)
+                """,
+                [rows]
+            )
+            let calls = source.storeCalls(context: context)
+            try await f.withDaemonsAndGoogleIntake(settings: settings) { intake in
+                for request in plan.requests {
+                    var post = HTTPClientRequest(url: intake)
+                    post.method = .POST
+                    post.headers.add(name: "Content-Type", value: "application/json")
+                    for (name, value) in request.headers { post.headers.add(name: name, value: value) }
+                    post.body = .bytes(ByteBuffer(bytes: request.body))
+                    let response = try await HTTPClient.shared.execute(post, timeout: .seconds(10))
+                    _ = try await response.body.collect(upTo: 1 << 16)
+                    #expect(response.status.code == 200)
+                }
+                try await f.waitUntil(timeout: .seconds(60)) {
+                    try await f.value(
+                        """
+                        SELECT count(*) FROM before b JOIN iap.subscriptions s USING (subscription_id)
+                        JOIN iap.deliveries d ON d.store = 'google' AND d.transaction_id = b.transaction_id
+                        WHERE d.order_id = 'renewal:' || b.transaction_id AND s.entitled_until > b.entitled_until
+                          AND s.read_due_at > now()
+                        """
+                    ) == "\(count)"
+                }
+                try await f.waitUntilSettled()
+            }
+            // Each new period once, its renewal order's and paid in full by it, a month past the one before.
+            #expect(
+                try await f.value(
+                    """
+                    SELECT count(*) FROM before b JOIN iap.deliveries d ON d.subscription_id = b.subscription_id
+                    JOIN iap.orders o ON o.order_id = d.order_id
+                    WHERE d.period_end > b.entitled_until AND d.transaction_id = b.transaction_id AND o.outcome = 'full'
+                    """
+                ) == "\(count)"
+            )
+            #expect(
+                try await f.value(
+                    """
+                    SELECT count(*) FROM before b JOIN iap.deliveries d ON d.subscription_id = b.subscription_id
+                    WHERE d.period_end > b.entitled_until
+                    """
+                ) == "\(count)"
+            )
+            // Every push cost at least one subscriptionsv2 read; a later storm picks none of these again.
+            #expect(source.storeCalls(context: context) - calls >= count)
+            let again = try await source.prepare(renewals: count, context: context)
+            #expect(Set(again.renewals.map(\.subscriptionID)).isDisjoint(with: plan.renewals.map(\.subscriptionID)))
         }
     }
 }
