@@ -90,7 +90,7 @@ package struct LostRenewalSource: RenewalStormSource {
     }
 
     private func googleRenewal(_ picked: Picked, ends: Int64) -> GoogleRenewedSubscription {
-        let latest = GooglePlayRenewals.periods(latest: picked.latestTransactionID)
+        let latest = GooglePlayRenewalStorm.periods(latest: picked.latestTransactionID)
         return GoogleRenewedSubscription(
             token: picked.purchaseToken ?? "",
             productID: picked.productID,
