@@ -36,6 +36,7 @@ package struct LostRenewalSource: RenewalStormSource {
         self.atLimits = atLimits
     }
 
+    package var name: String { "\(store.rawValue) lost renewals, \(atLimits ? "at the limits" : "limits lifted")" }
     package var intakePath: String { store == .apple ? "/notifications/apple" : "/notifications/google" }
     package var goalPerSecond: Double {
         atLimits ? Self.documentedLimitPerSecond * Self.goalShareOfLimit : Self.liftedGoalPerSecond

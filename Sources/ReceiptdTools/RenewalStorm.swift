@@ -41,6 +41,8 @@ package enum RenewalStorm {
     ) async throws -> RenewalStormFigures? {
         let connection = try await PostgresConnection.connect(context.connectionString)
         do {
+            // "already exists" is no news, and libpq would print it on stderr.
+            try await connection.execute("SET client_min_messages = warning")
             try await connection.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
             try await connection.execute(
                 """
@@ -49,10 +51,10 @@ package enum RenewalStorm {
                     previous_end timestamptz NOT NULL, entitled_before timestamptz, PRIMARY KEY (store, transaction_id))
                 """
             )
-            say("\(source.store.rawValue) renewal storm: preparing up to \(renewals) renewals, signed beforehand")
+            say("\(source.name): preparing up to \(renewals) renewals, every request signed beforehand")
             let plan = try await source.prepare(renewals: renewals, context: context)
             guard !plan.renewals.isEmpty else {
-                say("\(source.store.rawValue) renewal storm: no subscription to renew; skipped")
+                say("\(source.name): no subscription to renew; skipped")
                 await connection.close()
                 return nil
             }
@@ -146,7 +148,7 @@ package enum RenewalStorm {
         } catch {
             if daemon.isRunning { daemon.kill9() }
             try? await client.shutdown()
-            say("\(source.store.rawValue) renewal storm failed; the daemon's log is \(logPath)")
+            say("\(source.name) failed; the daemon's log is \(logPath)")
             throw error
         }
     }
@@ -192,25 +194,31 @@ package enum RenewalStorm {
         say: @escaping @Sendable (String) -> Void
     ) async throws -> RenewalStormFigures {
         let renewals = plan.renewals.count
-        let name = source.store.rawValue
+        let name = source.name
         try await connection.execute("SELECT pg_stat_statements_reset()")
         let before = (
             daemon: ProcessStats(pid: daemon.pid)?.cpuSeconds ?? 0,
             postgres: ProcessStats.treeCPUSeconds(root: postmaster),
             calls: source.storeCalls(context: context)
         )
-        say("\(name) renewal storm: posting \(renewals) requests over \(connections) connections")
+        say(
+            plan.requests.isEmpty
+                ? "\(name): nothing to post; waiting for the ledger"
+                : "\(name): posting \(plan.requests.count) requests over \(connections) connections"
+        )
         let started = ContinuousClock.now
         let posted = try await post(plan.requests, to: url, client: client)
-        say(
-            String(
-                format: "%@ renewal storm: %d of %d accepted in %.1f s; waiting for the ledger",
-                name,
-                posted.accepted,
-                renewals,
-                posted.seconds
+        if !plan.requests.isEmpty {
+            say(
+                String(
+                    format: "%@: %d of %d accepted in %.1f s; waiting for the ledger",
+                    name,
+                    posted.accepted,
+                    renewals,
+                    posted.seconds
+                )
             )
-        )
+        }
         let deadline = started + cap
         var progress = Progress(settled: 0, moved: 0, rereadsDue: 0)
         var polls = 0
@@ -226,7 +234,7 @@ package enum RenewalStorm {
             guard daemon.isRunning else { throw LoadError("the storm's daemon exited during the storm") }
             if ContinuousClock.now - lastSaid >= .seconds(30) {
                 lastSaid = ContinuousClock.now
-                say("\(name) renewal storm: \(progress.settled) of \(renewals) settled so far")
+                say("\(name): \(progress.settled) of \(renewals) settled so far")
             }
             try await Task.sleep(for: .milliseconds(500))
         }
@@ -264,7 +272,7 @@ package enum RenewalStorm {
         )
         say(
             String(
-                format: "%@ renewal storm: %d of %d settled in %.1f s (%.0f/s)%@, %.2f store calls per renewal",
+                format: "%@: %d of %d settled in %.1f s (%.0f/s)%@, %.2f store calls per renewal",
                 name,
                 progress.settled,
                 renewals,

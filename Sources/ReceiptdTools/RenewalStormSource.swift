@@ -7,6 +7,8 @@ import ReceiptdCore
 package protocol RenewalStormSource: Sendable {
     /// The store whose subscriptions renew.
     var store: Store { get }
+    /// What the progress lines call it.
+    var name: String { get }
     /// The intake path the requests are posted to (`/notifications/apple`, `/notifications/google`).
     var intakePath: String { get }
     /// The goal, in renewals per second end to end.
@@ -27,6 +29,9 @@ package protocol RenewalStormSource: Sendable {
 }
 
 extension RenewalStormSource {
+    /// "apple renewal storm".
+    package var name: String { "\(store.rawValue) renewal storm" }
+
     /// Nothing beyond the stand-ins' settings.
     package func daemonEnvironment(context: RenewalStorm.Context) -> [String: String] { [:] }
 
