@@ -72,10 +72,11 @@ package struct AppStoreRenewalStorm: RenewalStormSource {
         context.appStore.recordedServerAPIRequests().count
     }
 
-    /// Active, auto-renewing App Store subscriptions whose latest period is the seed's, ending soonest first.
+    /// Active, auto-renewing App Store subscriptions whose latest period is the seed's, ending soonest first. The end
+    /// is rounded up to the millisecond: the new period begins at or after it, and no earlier period ends after it.
     static let pick = """
         SELECT s.subscription_id, s.product_id, s.group_id, s.latest_transaction_id,
-               (extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms,
+               ceil(extract(epoch FROM s.expires_at) * 1000)::bigint AS expires_ms,
                (extract(epoch FROM s.created_at) * 1000)::bigint AS created_ms
         FROM iap.subscriptions s
         JOIN iap.deliveries d ON d.store = 'apple' AND d.transaction_id = s.latest_transaction_id

@@ -156,6 +156,22 @@ import Testing
                 orders.map { $0["order_id"] } == ["o-6100", "renewal:6100001", "renewal:6100002", "renewal:6100003"]
             )
             #expect(orders.allSatisfy { $0["user_id"] == "vera" && $0["outcome"] == "full" })
+            // Each renewal's order has one job, verifying its signed transaction, sent by Apple's notification.
+            let jobs = try await f.connection.execute(
+                """
+                SELECT kind, submitted_by, state::text AS state,
+                       receipt_sha256 = encode(sha256(convert_to(receipt_data, 'UTF8')), 'hex') AS hashed
+                FROM iap.jobs WHERE order_id LIKE 'renewal:6100%'
+                """
+            ).namedRows
+            #expect(
+                jobs.count == 3
+                    && jobs.allSatisfy {
+                        $0["kind"] == "transaction" && $0["submitted_by"] == "apple_notification"
+                            && $0["state"] == "succeeded" && $0["hashed"] == "t"
+                    },
+                "\(jobs)"
+            )
             let owed = try await f.connection.execute(
                 "SELECT order_id, subscription_id FROM iap.owed_deliveries('vera')"
             ).namedRows

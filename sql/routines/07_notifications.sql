@@ -479,6 +479,8 @@ $$;
 -- `renewal:<transaction_id>`, for the subscription's player, fed the period's signed transaction as a client's input
 -- is (iap.enqueue_notified), so the normal job path verifies it and the ledger delivers it once. NULL when the
 -- subscription is not known (its first period is the checkout's) or the ledger already holds the transaction.
+-- An App Store period whose order is new (every renewal of a storm) has no job to replace and needs none of
+-- enqueue_job's checks of an existing order: its job is written here at once, as enqueue_job writes a new order's.
 CREATE OR REPLACE FUNCTION iap.enqueue_subscription_period(subscription_id text, transaction_id text, product_id text,
                                                            transaction text) RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, iap, pg_temp AS $$
@@ -487,6 +489,7 @@ DECLARE
     v_user  text;
     v_store text;
     v_order text := 'renewal:' || enqueue_subscription_period.transaction_id;
+    v_job   bigint;
 BEGIN
     SELECT s.user_id, s.store INTO v_user, v_store FROM iap.subscriptions s
     WHERE s.subscription_id = enqueue_subscription_period.subscription_id;
@@ -497,6 +500,18 @@ BEGIN
     INSERT INTO iap.orders (order_id, user_id, product_id, quantity)
     VALUES (v_order, v_user, enqueue_subscription_period.product_id, 1)
     ON CONFLICT (order_id) DO NOTHING;
+    -- The ids are good (enqueue_job's test; a bad one goes the long way, which says what is wrong).
+    IF FOUND AND v_store = 'apple' AND (char_length(v_order) BETWEEN 1 AND 255
+            AND char_length(v_user) BETWEEN 1 AND 255
+            AND char_length(enqueue_subscription_period.product_id) BETWEEN 1 AND 255
+            AND v_order || v_user || enqueue_subscription_period.product_id !~ '[\u0001-\u001f\u007f-\u009f]') IS TRUE THEN
+        v_job := nextval(pg_get_serial_sequence('iap.jobs', 'id'));
+        INSERT INTO iap.jobs (id, order_id, kind, receipt_data, receipt_sha256, submitted_by)
+        VALUES (v_job, v_order, 'transaction', enqueue_subscription_period.transaction,
+                encode(sha256(convert_to(enqueue_subscription_period.transaction, 'UTF8')), 'hex'), 'apple_notification');
+        PERFORM pg_notify('iap_jobs', '');
+        RETURN v_job;
+    END IF;
     -- Apple's period is verified by its signed transaction, Google's by the subscription's purchase token.
     RETURN iap.enqueue_notified('enqueue_subscription_period',
                                 CASE v_store WHEN 'google' THEN 'google_purchase' ELSE 'transaction' END, v_order,

@@ -22,7 +22,9 @@ extension PostgresJobQueue: NotificationProcessing {
     }
 
     /// One pass: claim, then each notification under its own savepoint, so that one failing transiently (a row a
-    /// game's transaction holds) is put off alone while the others of the pass commit with their writes.
+    /// game's transaction holds) is put off alone while the others of the pass commit with their writes. The pass's
+    /// results are written in one statement before the commit, and each next savepoint replaces the last in one
+    /// round trip: a storm's notification costs only its action's statements.
     private static func processPass(
         limit: Int,
         planner: NotificationPlanner,
@@ -38,17 +40,22 @@ extension PostgresJobQueue: NotificationProcessing {
             return []
         }
         var processed: [ProcessedNotification] = []
-        for row in claimed {
+        var finished: [[(String, JSONText.Value)]] = []
+        for (index, row) in claimed.enumerated() {
             let id = Int64(try row.int("id"))
             let store = try row.string("store")
             let type = try row.string("notification_type")
-            _ = try session.execute("SAVEPOINT notification")
+            if index == 0 {
+                _ = try session.execute("SAVEPOINT notification")
+            } else {
+                // The last one's writes are kept; a savepoint rolled back to is still there, and released as well.
+                _ = try session.pipeline([
+                    SQLStatement("RELEASE SAVEPOINT notification"), SQLStatement("SAVEPOINT notification"),
+                ])
+            }
             do {
                 let (result, error) = try apply(row, id: id, store: store, type: type, planner: planner, in: session)
-                if let result {
-                    _ = try session.execute(notificationSQL.markProcessed, [id, result.rawValue, error])
-                }
-                _ = try session.execute("RELEASE SAVEPOINT notification")
+                if let result { finished.append(Self.finishedRow(id, result, error)) }
                 processed.append(ProcessedNotification(store: store, type: type, result: result))
             } catch let error as PostgresError where error.kind == .query {
                 _ = try session.execute("ROLLBACK TO SAVEPOINT notification")
@@ -61,16 +68,23 @@ extension PostgresJobQueue: NotificationProcessing {
                     processed.append(ProcessedNotification(store: store, type: type, result: nil))
                 } else {
                     // The database refused what this notification asks for (bad data): it would refuse it again.
-                    _ = try session.execute(
-                        notificationSQL.markProcessed,
-                        [id, NotificationResult.failed.rawValue, String(error.description.prefix(500))]
-                    )
+                    finished.append(Self.finishedRow(id, .failed, String(error.description.prefix(500))))
                     processed.append(ProcessedNotification(store: store, type: type, result: .failed))
                 }
             }
         }
+        if !finished.isEmpty { _ = try session.execute(notificationSQL.markProcessed, [JSONText.rows(finished)]) }
         _ = try session.execute("COMMIT")
         return processed
+    }
+
+    /// One row of `markProcessed`'s parameter.
+    private static func finishedRow(
+        _ id: Int64,
+        _ result: NotificationResult,
+        _ error: String?
+    ) -> [(String, JSONText.Value)] {
+        [("id", .int(id)), ("result", .string(result.rawValue)), ("error", .optional(error))]
     }
 
     /// Plans one claimed notification and runs its action's statements; returns the result and the error to record
@@ -396,9 +410,12 @@ extension PostgresJobQueue: NotificationProcessing {
         LIMIT $1
         FOR UPDATE OF n SKIP LOCKED
         """,
+        // The pass's processed notifications, each with its result and error: one statement for them all.
         markProcessed: """
-        UPDATE iap.store_notifications SET processed_at = now(), result = $2, error = $3, attempts = attempts + 1
-        WHERE id = $1
+        UPDATE iap.store_notifications n SET processed_at = now(), result = f.result, error = f.error,
+            attempts = n.attempts + 1
+        FROM jsonb_to_recordset($1::jsonb) AS f (id bigint, result text, error text)
+        WHERE n.id = f.id
         """,
         markDeferred: """
         UPDATE iap.store_notifications SET attempts = attempts + 1, run_at = now() + make_interval(secs => $2), error = $3
