@@ -61,40 +61,57 @@ package final class SubscriptionReader: Service {
         max(figuresInterval, counting * 600)
     }
 
-    /// Reads due subscriptions until graceful shutdown; a read in flight finishes first.
+    /// Reads in flight at once in one daemon, at most. One claim at a time hands them out; each read waits on its
+    /// store and records on a pooled connection of its own. Read one after the other, a storm's re-reads ran at one
+    /// store round trip and one transaction each, whatever the pool could do beside them (issue #48).
+    static let concurrentReads = 8
+
+    /// Reads due subscriptions until graceful shutdown; the reads in flight finish first.
     package func run() async throws {
         var nextFigures = ContinuousClock.now
         var cursor = SubscriptionReadCursor()
-        while !Task.isShuttingDownGracefully && !Task.isCancelled {
-            do {
-                if ContinuousClock.now >= nextFigures {
-                    let counting = ContinuousClock.now
-                    nextFigures = counting + Self.figuresInterval
-                    metrics.subscriptionFigures(try await queue.subscriptionFigures())
-                    nextFigures = counting + Self.figuresDelay(counting: .now - counting)
-                }
-                let stores = (client == nil ? [] : [Store.apple]) + (google == nil ? [] : [.google])
-                if !stores.isEmpty {
-                    let after = cursor.bound(at: .now)
-                    let owed = try await queue.claimSubscriptionRead(lease: lease, stores: stores, after: after)
-                    cursor.claimed(dueAt: owed?.dueAtMicroseconds)
-                    if let owed {
-                        switch owed.store {
-                        case .apple: if let client { await read(owed, client: client) }
-                        case .google: if let google { await read(owed, google: google) }
-                        }
-                        continue
+        await withTaskGroup(of: Void.self) { reads in
+            var inFlight = 0
+            while !Task.isShuttingDownGracefully && !Task.isCancelled {
+                do {
+                    if ContinuousClock.now >= nextFigures {
+                        let counting = ContinuousClock.now
+                        nextFigures = counting + Self.figuresInterval
+                        metrics.subscriptionFigures(try await queue.subscriptionFigures())
+                        nextFigures = counting + Self.figuresDelay(counting: .now - counting)
                     }
-                    // Nothing due past the point: look from the start before waiting.
-                    if after != nil { continue }
+                    let stores = (client == nil ? [] : [Store.apple]) + (google == nil ? [] : [.google])
+                    if !stores.isEmpty {
+                        // A free place first, so that a claimed row's lease runs while it is read, not queued.
+                        if inFlight == Self.concurrentReads, await reads.next() != nil { inFlight -= 1 }
+                        let after = cursor.bound(at: .now)
+                        let owed = try await queue.claimSubscriptionRead(lease: lease, stores: stores, after: after)
+                        cursor.claimed(dueAt: owed?.dueAtMicroseconds)
+                        if let owed {
+                            inFlight += 1
+                            reads.addTask { await self.read(owed) }
+                            continue
+                        }
+                        // Nothing due past the point: look from the start before waiting.
+                        if after != nil { continue }
+                    }
+                } catch {
+                    logger.warning(
+                        "subscription reads: the database is unavailable; trying again",
+                        metadata: [LogKey.error: "\(error)"]
+                    )
                 }
-            } catch {
-                logger.warning(
-                    "subscription reads: the database is unavailable; trying again",
-                    metadata: [LogKey.error: "\(error)"]
-                )
+                try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
             }
-            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: self.pollInterval) }
+            await reads.waitForAll()
+        }
+    }
+
+    /// Reads one claimed subscription from its store.
+    private func read(_ owed: OwedSubscriptionRead) async {
+        switch owed.store {
+        case .apple: if let client { await read(owed, client: client) }
+        case .google: if let google { await read(owed, google: google) }
         }
     }
 
