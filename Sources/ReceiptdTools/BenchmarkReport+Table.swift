@@ -118,6 +118,10 @@ extension BenchmarkReport {
             cells.append(row.goal)
             lines.append("| " + cells.joined(separator: " | ") + " |")
         }
+        if let failure = size.renewalCeilingFailure {
+            lines.append("")
+            lines.append("The renewal ceiling could not run: \(failure.prefix(500))")
+        }
         if let baselineFailure {
             lines.append("")
             lines.append("The build before could not run at this size: \(baselineFailure)")
