@@ -69,7 +69,7 @@ package final class TemporaryPostgres: Sendable {
 
     private static func startOnce(_ configuration: Configuration) throws -> TemporaryPostgres {
         let tools = try PostgresServerTools.locate()
-        let port = configuration.port == 0 ? try PostgresServerTools.freeLoopbackPort() : configuration.port
+        let port = configuration.port == 0 ? try LoopbackPort.free() : configuration.port
         let rootDirectory = try tools.makeWorkspace()
         let cluster = TemporaryPostgres(
             rootDirectory: rootDirectory,

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import FakeAppStore
 import Foundation
 import ReceiptdCore
+import ReceiptdTestKit
 
 #if canImport(Glibc)
 import Glibc
@@ -107,7 +108,7 @@ package enum RenewalStorm {
         cap: Duration,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> RenewalStormFigures {
-        let port = try freeLoopbackPort()
+        let port = try LoopbackPort.free()
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent(
             "receiptd-bench-storm-\(source.store.rawValue)-\(getpid())-\(UUID().uuidString.prefix(8)).log"
         ).path
@@ -402,24 +403,5 @@ package enum RenewalStorm {
         let sorted = values.sorted()
         let rank = Int((fraction * Double(sorted.count)).rounded(.up))
         return sorted[min(max(rank, 1), sorted.count) - 1]
-    }
-
-    /// A loopback port nothing listens on now, for the daemon's intake.
-    private static func freeLoopbackPort() throws -> Int {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard descriptor >= 0 else { throw ToolError("socket() failed: \(String(cString: strerror(errno)))") }
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                bind(descriptor, generic, length) == 0 && getsockname(descriptor, generic, &length) == 0
-            }
-        }
-        guard bound else { throw ToolError("could not pick a free port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

@@ -49,7 +49,7 @@ package final class ChromeDriver: Sendable {
 
     /// Starts chromedriver and waits (up to `timeout`) until its `/status` says it is ready for sessions.
     package static func start(timeout: Duration = .seconds(30)) async throws -> ChromeDriver {
-        let port = try PostgresServerTools.freeLoopbackPort()
+        let port = try LoopbackPort.free()
         let logPath = FileManager.default.temporaryDirectory
             .appendingPathComponent("receiptd-chromedriver-\(UUID().uuidString).log").path
         let process = try ProcessGroup.launch(
