@@ -74,9 +74,12 @@ enum BenchmarkPlot {
         try data.write(toFile: dataPath, atomically: true, encoding: .utf8)
         // Shares span orders of magnitude (a login read of seconds against 3 ms), so the axis is logarithmic.
         let script = """
-            set terminal png size 900,520 noenhanced
+            set terminal png size 1000,640 noenhanced
             set output '\(path.replacingOccurrences(of: "'", with: ""))'
             set title 'receiptd at \(size.subscriptions) subscriptions: each figure against its goal'
+            set xtics rotate by -30 left
+            set bmargin 10
+            set rmargin 14
             set style data histograms
             set style histogram clustered gap 1
             set style fill solid 0.8 border -1
