@@ -252,17 +252,7 @@ package struct BenchmarkGameSize: Sendable, Codable {
         say: @escaping @Sendable (String) -> Void,
         beforeStorms: () async throws -> Void
     ) async throws -> (IdleDaemonCost, [RenewalStormFigures]) {
-        let quiet = { (label: String) in Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
-        let standIn = AppStoreStandIn(configuration: .init(), logger: quiet("fake-appstore"))
-        _ = try await standIn.start()
-        let googlePlay = GooglePlayStandIn(logger: quiet("fake-googleplay"))
-        do {
-            _ = try await googlePlay.start()
-            let storeKit = try StoreKitFiles(standIn: standIn, key: .generate())
-            defer { storeKit.remove() }
-            let google = try GooglePlayFiles(standIn: googlePlay)
-            defer { google.remove() }
-            let storeEnvironment = storeKit.environment.merging(google.environment) { $1 }
+        try await BenchmarkStandIns.with { standIn, googlePlay, storeEnvironment in
             let url = postgres.connectionString(database: database)
             let postmaster = postgres.postmasterPID ?? 0
             let cost = try await IdleDaemonCost.measure(
@@ -299,13 +289,7 @@ package struct BenchmarkGameSize: Sendable, Codable {
                     if let figures { storms.append(figures) }
                 }
             }
-            try await googlePlay.shutdown()
-            try await standIn.shutdown()
             return (cost, storms)
-        } catch {
-            try? await googlePlay.shutdown()
-            try? await standIn.shutdown()
-            throw error
         }
     }
 }

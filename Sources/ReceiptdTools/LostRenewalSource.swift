@@ -20,11 +20,11 @@ package struct LostRenewalSource: RenewalStormSource {
     /// When the entitlements end, from `prepare`.
     package var lead: Duration = .seconds(15)
 
-    /// The App Store's and Google Play's documented limits, in re-reads per second: `APPLE_SERVER_API_RATE`'s default
-    /// for Get All Subscription Statuses, and Google's default 3,000 queries a minute.
-    package static let documentedLimitPerSecond = 50.0
     /// Google's default quota, per minute.
     package static let googleQueriesPerMinute = 3_000
+    /// The App Store's and Google Play's documented limits, in re-reads per second: `APPLE_SERVER_API_RATE`'s default
+    /// for Get All Subscription Statuses, which is also Google's default 3,000 queries a minute.
+    package static let documentedLimitPerSecond = Double(StoreKitConfiguration().serverAPIRate)
     /// The goal with the limits lifted.
     package static let liftedGoalPerSecond = 500.0
     /// The share of the limit the re-reads must reach at the limits.
@@ -43,8 +43,8 @@ package struct LostRenewalSource: RenewalStormSource {
     }
 
     package func daemonEnvironment(context: RenewalStorm.Context) -> [String: String] {
-        // 10,000 is the highest rate receiptd takes.
-        atLimits ? [:] : ["APPLE_SERVER_API_RATE": "10000"]
+        // The highest rate receiptd takes.
+        atLimits ? [:] : ["APPLE_SERVER_API_RATE": String(ReceiptdSettings.Bounds.serverAPIRate)]
     }
 
     package func storeCalls(context: RenewalStorm.Context) -> Int {

@@ -79,26 +79,15 @@ package struct LostRenewals: Sendable, Codable {
         database: String,
         say: @escaping @Sendable (String) -> Void
     ) async throws -> LostRenewals? {
-        let quiet = { (label: String) in Logger(label: label, factory: { _ in SwiftLogNoOpLogHandler() }) }
-        let appStore = AppStoreStandIn(configuration: .init(serverAPILatency: latency), logger: quiet("fake-appstore"))
-        _ = try await appStore.start()
-        let googlePlay = GooglePlayStandIn(
-            configuration: .init(
+        try await BenchmarkStandIns.with(
+            appStore: .init(serverAPILatency: latency),
+            googlePlay: .init(
                 latency: latency,
                 queriesPerMinute: source.atLimits ? LostRenewalSource.googleQueriesPerMinute : nil
-            ),
-            logger: quiet("fake-googleplay")
-        )
-        do {
-            _ = try await googlePlay.start()
-            let storeKit = try StoreKitFiles(standIn: appStore, key: .generate())
-            defer { storeKit.remove() }
-            let google = try GooglePlayFiles(standIn: googlePlay)
-            defer { google.remove() }
+            )
+        ) { appStore, googlePlay, storeEnvironment in
             let url = postgres.connectionString(database: database)
-            let name =
-                "\(source.store.rawValue) lost renewals, \(source.atLimits ? "at the limits" : "limits lifted"), "
-                + "\(latency) ms"
+            let name = "\(source.name), \(latency) ms"
             say("\(name): \(renewals) subscriptions end with no news")
             // At the limits the drain takes renewals / limit; a quarter more and a minute for the start.
             let cap: Duration =
@@ -111,12 +100,10 @@ package struct LostRenewals: Sendable, Codable {
                 context: RenewalStorm.Context(connectionString: url, appStore: appStore, googlePlay: googlePlay),
                 database: database,
                 postmaster: postgres.postmasterPID ?? 0,
-                storeEnvironment: storeKit.environment.merging(google.environment) { $1 },
+                storeEnvironment: storeEnvironment,
                 cap: cap,
                 say: say
             )
-            try await googlePlay.shutdown()
-            try await appStore.shutdown()
             guard let figures else { return nil }
             let drain = try await drain(store: source.store, connectionString: url)
             let run = LostRenewals(
@@ -139,10 +126,6 @@ package struct LostRenewals: Sendable, Codable {
                 )
             )
             return run
-        } catch {
-            try? await googlePlay.shutdown()
-            try? await appStore.shutdown()
-            throw error
         }
     }
 
